@@ -1,6 +1,6 @@
 module github.com/memoryd/memoryd
 
-go 1.26
+go 1.26.0
 
 require (
 	dario.cat/mergo v1.0.0 // indirect
