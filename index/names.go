@@ -1,0 +1,122 @@
+// Package index reads the memory files of a memory folder and builds the
+// MEMORY.md index from their frontmatter.
+//
+// Parse and Format read and write one memory file; Build turns a Snapshot of
+// parsed files into the bytes of MEMORY.md (a pure, deterministic function);
+// Store keeps a cache of parsed files so that a change to one file costs one
+// read, and writes MEMORY.md only when its bytes change.
+//
+// Paths handed to and returned by this package are slash-separated and
+// relative to the memory folder ("feedback-x.md", "sub/project-y.md").
+package index
+
+import (
+	"strings"
+
+	"github.com/memoryd/memoryd/atomicfile"
+)
+
+// Reserved file names at the top of a memory folder.
+const (
+	IndexFile      = "MEMORY.md"      // the generated index
+	ConflictsFile  = "_CONFLICTS.md"  // unresolved contradictions flagged by compaction
+	ProtocolFile   = "PROTOCOL.md"    // the write protocol for agents
+	AttributesFile = ".gitattributes" // union merges for the generated files
+)
+
+// MaxFileSize is the largest memory file Parse accepts, in bytes.
+const MaxFileSize = 256 << 10
+
+// Types are the known memory types, in the order of their MEMORY.md sections.
+var Types = []string{"user", "feedback", "project", "reference"}
+
+// Ignored reports whether rel is never indexed or committed: a path with a
+// hidden component (a dot file, or anything inside a hidden directory) other
+// than the top-level .gitattributes, editor leftovers (*~, .#*, *.swp, *.swx,
+// 4913, *___jb_tmp___, *___jb_old___, *.tmp), memoryd's own temporary files,
+// and every name that does not end in ".md" (case-sensitive). Empty paths and
+// paths with "." or ".." components are ignored too.
+//
+// A directory name such as "sub" is Ignored because it does not end in .md;
+// use IgnoredDir to decide whether to descend into a directory.
+func Ignored(rel string) bool {
+	if rel == AttributesFile {
+		return false
+	}
+	if rel == "" || IgnoredDir(rel) {
+		return true
+	}
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	return ignoredBase(base) || !strings.HasSuffix(base, ".md")
+}
+
+// IgnoredDir reports whether the directory rel, and everything inside it, is
+// ignored: it has an empty, hidden, "." or ".." component. The memory folder
+// itself ("" or ".") is not ignored.
+func IgnoredDir(rel string) bool {
+	if rel == "" || rel == "." {
+		return false
+	}
+	for part := range strings.SplitSeq(rel, "/") {
+		if part == "" || part[0] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredBase reports editor leftovers and temporary files by base name.
+func ignoredBase(base string) bool {
+	switch {
+	case base == "4913",
+		strings.HasSuffix(base, "~"),
+		strings.HasPrefix(base, ".#"),
+		strings.HasSuffix(base, ".swp"),
+		strings.HasSuffix(base, ".swx"),
+		strings.HasSuffix(base, ".tmp"),
+		strings.HasSuffix(base, "___jb_tmp___"),
+		strings.HasSuffix(base, "___jb_old___"),
+		atomicfile.IsTemp(base):
+		return true
+	}
+	return false
+}
+
+// Reserved reports whether rel is one of the top-level files memoryd manages
+// itself: MEMORY.md, _CONFLICTS.md, PROTOCOL.md and .gitattributes. The same
+// names inside a subdirectory are ordinary files.
+func Reserved(rel string) bool {
+	switch rel {
+	case IndexFile, ConflictsFile, ProtocolFile, AttributesFile:
+		return true
+	}
+	return false
+}
+
+// Tracked reports whether the daemon commits rel: every path that is not
+// Ignored, which includes the reserved .md files and .gitattributes.
+func Tracked(rel string) bool { return !Ignored(rel) }
+
+// IsMemory reports whether rel is a memory file: tracked, not reserved, and
+// ending in ".md". Files in subdirectories are memories too.
+func IsMemory(rel string) bool {
+	return Tracked(rel) && !Reserved(rel) && strings.HasSuffix(rel, ".md")
+}
+
+// ValidName reports whether name is a kebab-case slug the daemon may use in a
+// file name: ^[a-z0-9]+(-[a-z0-9]+)*$ and at most 64 bytes.
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '-' || name[len(name)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && name[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
