@@ -110,9 +110,10 @@ func TestHandleEventMapsAndFilters(t *testing.T) {
 	}
 }
 
+// mkdirs creates root and the directories rels below it.
 func mkdirs(t *testing.T, root string, rels ...string) {
 	t.Helper()
-	for _, rel := range rels {
+	for _, rel := range append([]string{"."}, rels...) {
 		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(rel)), 0o755); err != nil {
 			t.Fatal(err)
 		}
