@@ -1,0 +1,317 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Change is one path of the memory folder whose working copy differs from
+// HEAD: Status is 'A' (not in HEAD), 'M' (content or file type differs) or
+// 'D' (in HEAD, gone from disk). Path is slash-separated and relative to
+// the memory folder.
+type Change struct {
+	Path   string
+	Status byte
+}
+
+// headEntry is a file of HEAD's tree under the memory folder.
+type headEntry struct {
+	hash plumbing.Hash
+	link bool
+}
+
+// workEntry is a file on disk in the memory folder.
+type workEntry struct {
+	size int64
+	link bool
+}
+
+// Changes compares the memory folder on disk with HEAD's tree, in process,
+// and returns the paths that differ, sorted. Only paths for which
+// tracked(rel) is true are considered, on both sides, so a tracked file
+// deleted from disk is 'D' and an untracked editor leftover is nothing.
+// New files that the repository's ignore rules exclude are left out too
+// (asked of `git check-ignore`, only when there are new files). In a
+// repository without commits every present file is 'A'.
+//
+// Files are compared as git blobs (sha1 of "blob <size>\0" + content), after
+// a cheap size check. Git's clean/smudge filters, eol conversion (autocrlf,
+// text=auto) and core.fileMode are out of scope: a memory folder is plain
+// LF markdown. The executable bit is ignored for the same reason, so a file
+// whose only difference is its mode is not reported.
+//
+// Changes is safe to call at any time, also while git is busy; it reads a
+// snapshot and never writes.
+func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
+	repo, err := openRepo(r.dir)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.headFiles(repo, tracked)
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	work, err := r.workFiles(tracked)
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+
+	var changes, added []Change
+	for rel, we := range work {
+		he, inHead := head[rel]
+		delete(head, rel)
+		if !inHead {
+			added = append(added, Change{Path: rel, Status: 'A'})
+			continue
+		}
+		st, err := r.compare(repo, rel, we, he)
+		if err != nil {
+			return nil, fmt.Errorf("changes: %w", err)
+		}
+		if st != 0 {
+			changes = append(changes, Change{Path: rel, Status: st})
+		}
+	}
+	for rel := range head {
+		changes = append(changes, Change{Path: rel, Status: 'D'})
+	}
+	added, err = r.dropIgnored(added)
+	if err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
+	changes = append(changes, added...)
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes, nil
+}
+
+// headTree returns HEAD's tree of the memory folder, or nil when there is
+// no commit yet or HEAD has no memory folder.
+func (r *Repo) headTree(repo *git.Repository) (*object.Tree, error) {
+	ref, err := repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil, nil // unborn branch
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	c, err := repo.CommitObject(ref.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD commit: %w", err)
+	}
+	return r.memoryTree(c)
+}
+
+// memoryTree returns c's tree of the memory folder, or nil when c has none.
+func (r *Repo) memoryTree(c *object.Commit) (*object.Tree, error) {
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+	}
+	if r.rel == "" {
+		return t, nil
+	}
+	sub, err := t.Tree(r.rel)
+	if errors.Is(err, object.ErrDirectoryNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s of %s: %w", r.rel, c.Hash, err)
+	}
+	return sub, nil
+}
+
+// headFiles lists the tracked files of HEAD's memory folder.
+func (r *Repo) headFiles(repo *git.Repository, tracked func(string) bool) (map[string]headEntry, error) {
+	files := make(map[string]headEntry)
+	t, err := r.headTree(repo)
+	if err != nil || t == nil {
+		return files, err
+	}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("walk HEAD tree: %w", err)
+		}
+		if !e.Mode.IsFile() || !tracked(name) {
+			continue // trees, submodules, untracked kinds
+		}
+		files[name] = headEntry{hash: e.Hash, link: e.Mode == filemode.Symlink}
+	}
+}
+
+// workFiles lists the tracked regular files and symlinks on disk. It does
+// not descend into .git or into nested repositories, which git does not
+// track as files either.
+func (r *Repo) workFiles(tracked func(string) bool) (map[string]workEntry, error) {
+	files := make(map[string]workEntry)
+	err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p != r.dir && errors.Is(err, fs.ErrNotExist) {
+				return nil // vanished while walking
+			}
+			return err
+		}
+		if d.IsDir() {
+			if p != r.dir && (d.Name() == ".git" || exists(filepath.Join(p, ".git"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		typ := d.Type()
+		if !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel, err := filepath.Rel(r.dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if !tracked(rel) {
+			return nil
+		}
+		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		files[rel] = workEntry{size: info.Size(), link: typ&fs.ModeSymlink != 0}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", r.dir, err)
+	}
+	return files, nil
+}
+
+// compare returns 0 when the file on disk equals its HEAD blob, 'M' when it
+// differs and 'D' when it vanished meanwhile.
+func (r *Repo) compare(repo *git.Repository, rel string, we workEntry, he headEntry) (byte, error) {
+	if we.link != he.link {
+		return 'M', nil
+	}
+	size, err := repo.Storer.EncodedObjectSize(he.hash)
+	if err != nil {
+		return 0, fmt.Errorf("size of %s in HEAD: %w", rel, err)
+	}
+	if !we.link && size != we.size {
+		return 'M', nil
+	}
+	data, err := r.readWork(rel, we.link)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 'D', nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if plumbing.ComputeHash(plumbing.BlobObject, data) != he.hash {
+		return 'M', nil
+	}
+	return 0, nil
+}
+
+// readWork returns what git would store for the file: its bytes, or a
+// symlink's target.
+func (r *Repo) readWork(rel string, link bool) ([]byte, error) {
+	p := filepath.Join(r.dir, filepath.FromSlash(rel))
+	if link {
+		target, err := os.Readlink(p)
+		return []byte(filepath.ToSlash(target)), err
+	}
+	return os.ReadFile(p)
+}
+
+// dropIgnored removes new files that git's ignore rules exclude (they
+// cannot be added without --force, and memoryd respects the user's
+// .gitignore). Without a git binary nothing can be committed, so the list
+// is returned as it is.
+func (r *Repo) dropIgnored(added []Change) ([]Change, error) {
+	if len(added) == 0 || r.gitErr != nil {
+		return added, nil
+	}
+	specs := make([]string, len(added))
+	for i, c := range added {
+		specs[i] = r.spec(c.Path)
+	}
+	ignored, err := r.checkIgnore(context.Background(), specs)
+	if err != nil || len(ignored) == 0 {
+		return added, err
+	}
+	kept := added[:0]
+	for i, c := range added {
+		if !ignored[specs[i]] {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+// checkIgnore returns the set of work-tree paths git ignores. check-ignore
+// takes no literal pathspecs; ":(top)" keeps a leading ':' in a name from
+// reading as magic, and it matches names, not globs, anyway.
+func (r *Repo) checkIgnore(ctx context.Context, specs []string) (map[string]bool, error) {
+	top := make([]string, len(specs))
+	for i, s := range specs {
+		top[i] = ":(top)" + s
+	}
+	out, err := r.run(ctx, nulJoin(top), "check-ignore", "-z", "--stdin")
+	var ce *cliError
+	if errors.As(err, &ce) && ce.code == 1 {
+		return nil, nil // none ignored
+	}
+	if err != nil {
+		return nil, err
+	}
+	ignored := make(map[string]bool)
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			ignored[strings.TrimPrefix(p, ":(top)")] = true
+		}
+	}
+	return ignored, nil
+}
+
+// spec turns a memory-folder path into a work-tree path.
+func (r *Repo) spec(rel string) string {
+	if r.rel == "" {
+		return rel
+	}
+	return path.Join(r.rel, rel)
+}
+
+// unspec turns a work-tree path below the memory folder back into a
+// memory-folder path.
+func (r *Repo) unspec(spec string) string {
+	if r.rel == "" {
+		return spec
+	}
+	return strings.TrimPrefix(spec, r.rel+"/")
+}
+
+func nulJoin(specs []string) []byte {
+	var b strings.Builder
+	for _, s := range specs {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,273 @@
+// Package gitstore keeps a memory folder's history in the git repository
+// that holds it.
+//
+// Writes (add, commit, restore) go through the git CLI, because only the CLI
+// takes git's own lock files: a daemon writing through go-git beside a user's
+// `git pull` drops commits and tears the index. Reads (discovery, HEAD, the
+// committed tree of the memory folder, history) go through go-git, in process,
+// so the frequent "is there anything to commit?" question costs no process.
+// The repository is opened anew for every read because a user's `git repack`
+// or `git gc` invalidates the pack files an open repository holds.
+//
+// A Repo is safe for concurrent use; git's lock files, not the Repo, keep
+// concurrent writers (memoryd and the user) apart, and a writer that loses
+// that race gets an error wrapping ErrBusy.
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+var (
+	// ErrNoRepo means the memory folder is not inside a git work tree.
+	ErrNoRepo = errors.New("not inside a git repository")
+	// ErrNoGit means no usable git binary was found: reads still work, but
+	// Commit and Restore fail with it.
+	ErrNoGit = errors.New("git binary not available")
+	// ErrBusy means git is in use or the repository is mid-operation
+	// (merge, rebase, conflicts, detached HEAD). Nothing was committed;
+	// retry later.
+	ErrBusy = errors.New("repository busy")
+	// ErrNothingToCommit means the given paths already match HEAD.
+	ErrNothingToCommit = errors.New("nothing to commit")
+)
+
+// FallbackAuthor is the identity of memoryd's commits when neither
+// Options.Author nor the repository's user.name and user.email are set.
+const FallbackAuthor = "memoryd <memoryd@localhost>"
+
+// minGit is the oldest git whose CLI behaves as this package expects
+// (core.abbrev=no, --pathspec-from-file for add and commit, git restore).
+var minGit = [2]int{2, 31}
+
+// Options configure Open.
+type Options struct {
+	// Author is "Name <email>" for memoryd's commits. Empty: the
+	// repository's own user.name and user.email, else FallbackAuthor.
+	Author string
+	// GitBin is the git executable; empty means "git" looked up on PATH.
+	GitBin string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+// Repo is a memory folder inside a git work tree. It holds no open files;
+// every method opens what it needs.
+type Repo struct {
+	dir    string // memory folder, absolute, symlinks resolved
+	root   string // work tree top, absolute, symlinks resolved
+	rel    string // dir relative to root, slash-separated, "" if same
+	gitDir string // per-worktree git directory (HEAD, index, MERGE_HEAD live here)
+
+	gitBin   string   // resolved git executable; "" when gitErr != nil
+	gitErr   error    // wraps ErrNoGit when writes are impossible
+	identity []string // "-c user.name=… -c user.email=…", or nil to use git's own
+	author   string   // the identity commits carry, for logs and status
+
+	log *slog.Logger
+}
+
+// Open finds the git work tree enclosing memoryDir (following symlinks in
+// memoryDir first) and resolves the commit author once.
+//
+// It returns an error wrapping ErrNoRepo when there is no enclosing
+// repository. When the repository is found but no usable git binary is,
+// Open returns a usable *Repo together with an error wrapping ErrNoGit:
+// Root, Rel, Busy, InOperation, Changes and History work, Commit and
+// Restore fail with ErrNoGit.
+func Open(memoryDir string, opts Options) (*Repo, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("component", "gitstore")
+
+	abs, err := filepath.Abs(memoryDir)
+	if err != nil {
+		return nil, fmt.Errorf("open memory folder: %w", err)
+	}
+	dir, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open memory folder: %w", err)
+	}
+	r := &Repo{dir: dir, log: log}
+	if err := r.discover(); err != nil {
+		return nil, err
+	}
+
+	r.gitBin, r.gitErr = findGit(opts.GitBin)
+	if r.gitErr == nil {
+		r.gitErr = r.checkVersion()
+	}
+	if err := r.resolveAuthor(opts.Author); err != nil {
+		return nil, err
+	}
+	if r.gitErr != nil {
+		log.Warn("git unavailable: commits are off", "err", r.gitErr)
+		return r, r.gitErr
+	}
+	log.Debug("opened", "root", r.root, "rel", r.rel, "gitdir", r.gitDir, "author", r.author)
+	return r, nil
+}
+
+// discover fills root, rel and gitDir from go-git's view of the repository.
+func (r *Repo) discover() error {
+	repo, err := openRepo(r.dir)
+	if err != nil {
+		return err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return fmt.Errorf("open repository for %s: %w (%w)", r.dir, ErrNoRepo, err)
+	}
+	r.root = wt.Filesystem.Root()
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return fmt.Errorf("open repository for %s: unexpected storage %T", r.dir, repo.Storer)
+	}
+	r.gitDir = st.Filesystem().Root()
+
+	rel, err := filepath.Rel(r.root, r.dir)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return fmt.Errorf("memory folder %s is outside work tree %s: %w", r.dir, r.root, ErrNoRepo)
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." {
+		rel = ""
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".git" {
+			return fmt.Errorf("memory folder %s is inside a .git directory: %w", r.dir, ErrNoRepo)
+		}
+	}
+	r.rel = rel
+	return nil
+}
+
+// openRepo opens the repository enclosing dir for one operation.
+func openRepo(dir string) (*git.Repository, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
+		DetectDotGit:          true,
+		EnableDotGitCommonDir: true,
+	})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("open repository for %s: %w", dir, ErrNoRepo)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open repository for %s: %w", dir, err)
+	}
+	return repo, nil
+}
+
+// Root returns the top of the work tree, absolute with symlinks resolved.
+func (r *Repo) Root() string { return r.root }
+
+// Rel returns the memory folder relative to Root, slash-separated, or ""
+// when the memory folder is the work tree's top.
+func (r *Repo) Rel() string { return r.rel }
+
+// Author returns the "Name <email>" identity memoryd's commits carry.
+func (r *Repo) Author() string { return r.author }
+
+func findGit(bin string) (string, error) {
+	if bin == "" {
+		bin = "git"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoGit, err)
+	}
+	return path, nil
+}
+
+var versionRE = regexp.MustCompile(`^git version (\d+)\.(\d+)`)
+
+// checkVersion makes sure the git binary runs and is recent enough.
+func (r *Repo) checkVersion() error {
+	out, err := r.run(context.Background(), nil, "version")
+	if err != nil {
+		return fmt.Errorf("%w: %s does not run: %w", ErrNoGit, r.gitBin, err)
+	}
+	m := versionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return fmt.Errorf("%w: cannot parse %q", ErrNoGit, strings.TrimSpace(string(out)))
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	if major < minGit[0] || major == minGit[0] && minor < minGit[1] {
+		return fmt.Errorf("%w: %s is too old, need git %d.%d or later",
+			ErrNoGit, strings.TrimSpace(string(out)), minGit[0], minGit[1])
+	}
+	return nil
+}
+
+var authorRE = regexp.MustCompile(`^([^<>\x00-\x1f]*[^<>\s])[ \t]*<([^<>\s]+)>$`)
+
+// parseAuthor splits "Name <email>".
+func parseAuthor(s string) (name, email string, err error) {
+	m := authorRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", "", fmt.Errorf("author %q: want \"Name <email>\"", s)
+	}
+	return strings.TrimSpace(m[1]), m[2], nil
+}
+
+// resolveAuthor picks the commit identity: the override, else the
+// repository's effective user.name/user.email (git's own lookup, including
+// global and conditional includes), else FallbackAuthor. Git's own identity
+// needs no -c flags; the other two are passed with -c on every commit.
+func (r *Repo) resolveAuthor(override string) error {
+	if override != "" {
+		name, email, err := parseAuthor(override)
+		if err != nil {
+			return fmt.Errorf("open: %w", err)
+		}
+		r.setIdentity(name, email)
+		return nil
+	}
+	if r.gitErr == nil {
+		name, email := r.configIdentity()
+		if name != "" && email != "" {
+			r.author = name + " <" + email + ">"
+			return nil
+		}
+	}
+	name, email, _ := parseAuthor(FallbackAuthor)
+	r.setIdentity(name, email)
+	return nil
+}
+
+func (r *Repo) setIdentity(name, email string) {
+	r.identity = []string{"-c", "user.name=" + name, "-c", "user.email=" + email}
+	r.author = name + " <" + email + ">"
+}
+
+// configIdentity asks git for user.name and user.email as seen from the
+// work tree; a missing key yields "".
+func (r *Repo) configIdentity() (name, email string) {
+	out, err := r.run(context.Background(), nil, "config", "-z", "--get-regexp", `^user\.(name|email)$`)
+	if err != nil {
+		return "", "" // exit status 1: neither is set
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		key, val, _ := strings.Cut(rec, "\n")
+		switch key {
+		case "user.name":
+			name = strings.TrimSpace(val)
+		case "user.email":
+			email = strings.TrimSpace(val)
+		}
+	}
+	return name, email
+}
