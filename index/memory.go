@@ -1,0 +1,227 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// Memory is one parsed memory file.
+//
+// A missing name is derived from the file name (without ".md", and without a
+// leading "<type>-" when the type is known), so every memory has a Name and a
+// title in the index. A missing description is allowed: the file is still
+// indexed, with no " — description" part. A missing or unknown type puts the
+// file in the index's "Other" section.
+//
+// Memories returned by Parse and held in a Snapshot are shared: copy one
+// (c := *m) before changing its fields.
+type Memory struct {
+	File        string // path relative to the memory folder, slash-separated ("feedback-prefers-tabs.md")
+	Name        string // frontmatter name, or derived from File when missing
+	Title       string // frontmatter title, may be ""
+	Description string // frontmatter description, may be ""
+	Type        string // metadata.type, else top-level type; trimmed and lower-cased; "" if missing
+	Readonly    bool   // metadata.readonly: true (also "yes", "on", "1")
+	Body        string // text after the frontmatter, LF line endings
+	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
+
+	front string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
+	orig  fields // the known fields as read, so Format touches only what changed
+}
+
+// fields are the frontmatter keys memoryd understands.
+type fields struct {
+	name, title, description, typ string
+	readonly                      bool
+}
+
+func (m *Memory) fields() fields {
+	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly}
+}
+
+// ParseError is why a memory file could not be read. Line is the 1-based line
+// of the file where the problem is, or 0 when it concerns the whole file.
+type ParseError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// Error returns "file:line: msg", or "file: msg" when Line is 0.
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// NewMemory returns a memory the daemon is about to write, named
+// "<typ>-<name>.md" (or "<name>.md" when typ is empty). Its Format output
+// holds name, description and metadata.type, in that order.
+func NewMemory(typ, name, description, body string) *Memory {
+	file := name + ".md"
+	if typ != "" {
+		file = typ + "-" + file
+	}
+	return &Memory{File: file, Name: name, Description: description, Type: typ,
+		Body: strings.ReplaceAll(body, "\r\n", "\n")}
+}
+
+const bom = "\uFEFF"
+
+// Parse reads one memory file: YAML frontmatter between "---" lines at the
+// very top, then the body. A UTF-8 byte order mark and CRLF line endings are
+// accepted (Body has LF endings). rel names the file in errors and in File.
+//
+// Every failure is a *ParseError naming the file and, where there is one, the
+// line: a file over MaxFileSize, bytes that are not UTF-8, git conflict
+// markers, no frontmatter or no closing "---", YAML syntax errors,
+// frontmatter that is not a mapping, duplicate keys, a known key (name,
+// title, description, type) that is not a single value, or a metadata value
+// that is not a mapping.
+//
+// A line "=======" alone counts as a conflict marker only when the file also
+// has a "<<<<<<<", "|||||||" or ">>>>>>>" marker line, because on its own it
+// is a markdown heading underline.
+func Parse(rel string, data []byte) (*Memory, error) {
+	if len(data) > MaxFileSize {
+		return nil, &ParseError{rel, 0, fmt.Sprintf("file is %d bytes, more than the limit of %d", len(data), MaxFileSize)}
+	}
+	sum := sha256.Sum256(data)
+	return parse(rel, data, hex.EncodeToString(sum[:]))
+}
+
+func parse(rel string, data []byte, hash string) (*Memory, error) {
+	if !utf8.Valid(data) {
+		return nil, &ParseError{rel, invalidUTF8Line(data), "not valid UTF-8 text"}
+	}
+	text := strings.TrimPrefix(string(data), bom)
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	if line := conflictMarkerLine(text); line > 0 {
+		return nil, &ParseError{rel, line, "git conflict marker: finish the merge and remove the markers"}
+	}
+	front, body, err := splitFrontmatter(rel, text)
+	if err != nil {
+		return nil, err
+	}
+	f, err := readFrontmatter(rel, front)
+	if err != nil {
+		return nil, err
+	}
+	if f.name == "" {
+		f.name = nameFromFile(rel, f.typ)
+	}
+	return &Memory{
+		File: rel, Name: f.name, Title: f.title, Description: f.description,
+		Type: f.typ, Readonly: f.readonly, Body: body, Hash: hash,
+		front: front, orig: f,
+	}, nil
+}
+
+// nameFromFile derives a name for a file whose frontmatter has none:
+// "sub/feedback-tabs.md" with type "feedback" gives "tabs".
+func nameFromFile(rel, typ string) string {
+	base := strings.TrimSuffix(path.Base(rel), ".md")
+	if typ != "" {
+		if rest, ok := strings.CutPrefix(base, typ+"-"); ok && rest != "" {
+			return rest
+		}
+	}
+	return base
+}
+
+// splitFrontmatter returns the text between the opening and closing "---"
+// lines (trailing blanks allowed on both) and the text after the closing one.
+func splitFrontmatter(rel, text string) (front, body string, err error) {
+	first, rest, _ := strings.Cut(text, "\n")
+	if !isFence(first) {
+		return "", "", &ParseError{rel, 1, `no frontmatter: a memory file starts with a "---" line`}
+	}
+	for off := 0; off < len(rest); {
+		end := strings.IndexByte(rest[off:], '\n')
+		next := len(rest)
+		if end >= 0 {
+			end += off
+			next = end + 1
+		} else {
+			end = len(rest)
+		}
+		if isFence(rest[off:end]) {
+			return rest[:off], rest[next:], nil
+		}
+		off = next
+	}
+	return "", "", &ParseError{rel, 1, `frontmatter is never closed by a "---" line`}
+}
+
+func isFence(line string) bool {
+	return strings.TrimRight(line, " \t") == "---"
+}
+
+// conflictMarkerLine returns the 1-based line of the first git conflict
+// marker in text, or 0.
+func conflictMarkerLine(text string) int {
+	if !strings.Contains(text, "<<<<<<<") && !strings.Contains(text, ">>>>>>>") &&
+		!strings.Contains(text, "|||||||") {
+		return 0
+	}
+	strong := false
+	first := 0
+	for i, line := range lines(text) {
+		switch {
+		case isMarker(line, "<<<<<<<"), isMarker(line, ">>>>>>>"), isMarker(line, "|||||||"):
+			strong = true
+		case line == "=======":
+		default:
+			continue
+		}
+		if first == 0 {
+			first = i + 1
+		}
+		if strong {
+			return first
+		}
+	}
+	return 0
+}
+
+func isMarker(line, marker string) bool {
+	rest, ok := strings.CutPrefix(line, marker)
+	return ok && (rest == "" || rest[0] == ' ')
+}
+
+// lines iterates over the lines of text with their 0-based index.
+func lines(text string) func(yield func(int, string) bool) {
+	return func(yield func(int, string) bool) {
+		i := 0
+		for line := range strings.SplitSeq(text, "\n") {
+			if !yield(i, line) {
+				return
+			}
+			i++
+		}
+	}
+}
+
+// invalidUTF8Line returns the 1-based line holding the first byte that is
+// not valid UTF-8.
+func invalidUTF8Line(data []byte) int {
+	line := 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		i += size
+	}
+	return line
+}
