@@ -1,0 +1,362 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/memoryd/memoryd/protocol"
+)
+
+func TestInstallSystemdTwiceChangesNothing(t *testing.T) {
+	e := newEnv(t, "linux")
+	var out bytes.Buffer
+	e.opts.Stdout = &out
+	r, err := Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatalf("install: %v\n%s", err, out.String())
+	}
+	t.Logf("install output:\n%s", out.String())
+	unit := filepath.Join(e.opts.XDGConfigHome, "systemd", "user", UnitName)
+	if got := readFile(t, unit); got != string(RenderSystemdUnit(e.opts.Spec())) {
+		t.Fatalf("unit file:\n%s", got)
+	}
+	wantCalls := []string{
+		"systemctl --user daemon-reload",
+		"systemctl --user enable memoryd.service",
+		"systemctl --user start memoryd.service",
+	}
+	if got := mutating(e.calls()); !reflect.DeepEqual(got, wantCalls) {
+		t.Errorf("first install ran %q, want %q", got, wantCalls)
+	}
+	if !r.Changed() {
+		t.Error("first install reports no change")
+	}
+	if cfg := readFile(t, e.opts.ConfigPath); !strings.Contains(cfg, "memory_dir: "+e.opts.MemoryDir+"\n") {
+		t.Errorf("config file:\n%s", cfg)
+	}
+	if got := readFile(t, filepath.Join(e.opts.MemoryDir, protocol.File)); got != string(protocol.Default) {
+		t.Error("PROTOCOL.md not written")
+	}
+	for _, want := range []string{"journalctl --user -u memoryd -f", "loginctl enable-linger $USER"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("install output does not say %q:\n%s", want, out.String())
+		}
+	}
+
+	before := e.snapshot()
+	out.Reset()
+	r, err = Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mutating(e.calls()); len(got) != 0 {
+		t.Errorf("second install ran %q", got)
+	}
+	if r.Changed() {
+		t.Errorf("second install reports changes: %+v", r.Steps)
+	}
+	for _, s := range r.Steps {
+		if s.Outcome != Unchanged && s.Outcome != Found {
+			t.Errorf("second install: %s %s", s.What, s.Outcome)
+		}
+	}
+	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+		t.Errorf("second install changed files:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func TestInstallLaunchdTwiceChangesNothing(t *testing.T) {
+	e := newEnv(t, "darwin")
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	plist := filepath.Join(e.opts.Home, "Library", "LaunchAgents", Label+".plist")
+	if got := readFile(t, plist); got != string(RenderLaunchdPlist(e.opts.Spec())) {
+		t.Fatalf("plist:\n%s", got)
+	}
+	if fi, err := os.Stat(filepath.Join(e.opts.Home, "Library", "Logs", "memoryd")); err != nil || !fi.IsDir() {
+		t.Errorf("log folder not created: %v", err)
+	}
+	domain := "gui/" + strconv.Itoa(os.Getuid())
+	want := []string{"launchctl bootstrap " + domain + " " + plist}
+	if got := mutating(e.calls()); !reflect.DeepEqual(got, want) {
+		t.Errorf("first install ran %q, want %q", got, want)
+	}
+	before := e.snapshot()
+	r, err := Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mutating(e.calls()); len(got) != 0 || r.Changed() {
+		t.Errorf("second install ran %q, changed=%v", got, r.Changed())
+	}
+	if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+		t.Error("second install changed files")
+	}
+
+	e.opts.Path += ":/usr/local/bin"
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"launchctl bootout " + domain + "/" + Label, "launchctl bootstrap " + domain + " " + plist}
+	if got := mutating(e.calls()); !reflect.DeepEqual(got, want) {
+		t.Errorf("install with a new PATH ran %q, want %q", got, want)
+	}
+}
+
+func TestInstallRestartsWhenUnitChanges(t *testing.T) {
+	e := newEnv(t, "linux")
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	e.calls()
+	e.opts.Path += ":/usr/local/bin"
+	r, err := Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"systemctl --user daemon-reload", "systemctl --user restart memoryd.service"}
+	if got := mutating(e.calls()); !reflect.DeepEqual(got, want) {
+		t.Errorf("ran %q, want %q", got, want)
+	}
+	if i := slices.IndexFunc(r.Steps, func(s Step) bool { return s.What == "service file" }); r.Steps[i].Outcome != Updated {
+		t.Errorf("service file step: %+v", r.Steps[i])
+	}
+	unit := readFile(t, filepath.Join(e.opts.XDGConfigHome, "systemd", "user", UnitName))
+	if !strings.Contains(unit, ":/usr/local/bin\"\n") {
+		t.Errorf("new PATH not in unit:\n%s", unit)
+	}
+}
+
+func TestUninstallKeepsMemory(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin"} {
+		t.Run(goos, func(t *testing.T) {
+			e := newEnv(t, goos)
+			if _, err := Install(context.Background(), e.opts); err != nil {
+				t.Fatal(err)
+			}
+			fact := filepath.Join(e.opts.MemoryDir, "user-email.md")
+			writeFile(t, fact, "---\nname: email\ndescription: x\nmetadata:\n  type: user\n---\nx\n", 0o644)
+			gitRun(t, filepath.Dir(e.opts.MemoryDir), "add", "-A")
+			e.calls()
+			file, _ := ServiceFile(e.opts)
+
+			r, err := Uninstall(context.Background(), e.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(file); !os.IsNotExist(err) {
+				t.Errorf("service file still there: %v", err)
+			}
+			calls := mutating(e.calls())
+			if goos == "linux" && !reflect.DeepEqual(calls, []string{"systemctl --user disable --now memoryd.service", "systemctl --user daemon-reload"}) {
+				t.Errorf("uninstall ran %q", calls)
+			}
+			if goos == "darwin" && (len(calls) != 1 || !strings.HasPrefix(calls[0], "launchctl bootout gui/")) {
+				t.Errorf("uninstall ran %q", calls)
+			}
+			for _, p := range []string{fact, filepath.Join(e.opts.MemoryDir, protocol.File), e.opts.ConfigPath, filepath.Join(e.root, "notes", ".git", "index")} {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("uninstall removed %s", p)
+				}
+			}
+			_, list, err := OpenCodeInstructions(OpenCodeDir(e.opts.Home, e.opts.XDGConfigHome))
+			if err != nil || len(list) != 0 {
+				t.Errorf("opencode instructions after uninstall: %q %v", list, err)
+			}
+			if !r.Changed() {
+				t.Error("uninstall reports no change")
+			}
+
+			r, err = Uninstall(context.Background(), e.opts)
+			if err != nil || r.Changed() || len(mutating(e.calls())) != 0 {
+				t.Errorf("second uninstall: err=%v steps=%+v", err, r.Steps)
+			}
+		})
+	}
+}
+
+func TestInstallWithoutUserManager(t *testing.T) {
+	t.Run("stand-in", func(t *testing.T) {
+		e := newEnv(t, "linux")
+		writeFile(t, filepath.Join(e.state, "nomanager"), "", 0o644)
+		_, err := Install(context.Background(), e.opts)
+		if !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "No medium found") || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, err := os.Stat(e.opts.MemoryDir); !os.IsNotExist(err) {
+			t.Error("install changed things before failing")
+		}
+		if err := Start(context.Background(), e.opts); !errors.Is(err, ErrNotInstalled) {
+			t.Errorf("start: %v", err)
+		}
+	})
+	t.Run("real systemctl", func(t *testing.T) {
+		systemctl, err := exec.LookPath("systemctl")
+		if err != nil {
+			t.Skip("systemctl not installed")
+		}
+		e := newEnv(t, "linux")
+		// A session-less environment: no bus address, an empty runtime dir.
+		e.opts.Path = filepath.Dir(systemctl)
+		e.opts.Env = []string{"HOME=" + e.opts.Home, "XDG_RUNTIME_DIR=" + t.TempDir()}
+		if _, err := Install(context.Background(), e.opts); !errors.Is(err, ErrNoUserManager) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("no systemctl", func(t *testing.T) {
+		e := newEnv(t, "linux")
+		e.opts.Path = t.TempDir()
+		if _, err := Install(context.Background(), e.opts); !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "systemctl is not on PATH") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestControlAndStatus(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin"} {
+		t.Run(goos, func(t *testing.T) {
+			e := newEnv(t, goos)
+			ctx := context.Background()
+			st, err := Status(ctx, e.opts)
+			if err != nil || st.Installed || st.Running {
+				t.Fatalf("before install: %+v %v", st, err)
+			}
+			if _, err := Install(ctx, e.opts); err != nil {
+				t.Fatal(err)
+			}
+			st, err = Status(ctx, e.opts)
+			if err != nil || !st.Installed || !st.Current || !st.Enabled || !st.Running {
+				t.Fatalf("after install: %+v %v", st, err)
+			}
+			if err := Stop(ctx, e.opts); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ = Status(ctx, e.opts); st.Running {
+				t.Errorf("after stop: %+v", st)
+			}
+			if err := Start(ctx, e.opts); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ = Status(ctx, e.opts); !st.Running {
+				t.Errorf("after start: %+v", st)
+			}
+			e.calls()
+			if err := Restart(ctx, e.opts); err != nil {
+				t.Fatal(err)
+			}
+			if got := mutating(e.calls()); len(got) != 1 || !strings.Contains(got[0], "restart") && !strings.Contains(got[0], "kickstart -k") {
+				t.Errorf("restart ran %q", got)
+			}
+			e.opts.Binary = filepath.Join(e.root, "elsewhere", "memoryd")
+			if st, _ = Status(ctx, e.opts); st.Current {
+				t.Error("Status.Current with another binary")
+			}
+		})
+	}
+}
+
+func TestInstallConfigFile(t *testing.T) {
+	e := newEnv(t, "linux")
+	orig := "# mine\nllm:\n  provider: none # no LLM\n"
+	writeFile(t, e.opts.ConfigPath, orig, 0o600)
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readFile(t, e.opts.ConfigPath), orig+"memory_dir: "+e.opts.MemoryDir+"\n"; got != want {
+		t.Errorf("config:\n%s\nwant\n%s", got, want)
+	}
+
+	other := filepath.Join(e.root, "other")
+	opts := e.opts
+	opts.MemoryDir = other
+	_, err := Install(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "already sets memory_dir") {
+		t.Errorf("conflicting memory_dir: %v", err)
+	}
+
+	// A config file that is a symlink (dotfiles) is edited where it points.
+	e2 := newEnv(t, "linux")
+	real := filepath.Join(e2.root, "dotfiles", "memoryd.yaml")
+	writeFile(t, real, "log_level: debug", 0o600)
+	mustMkdir(t, filepath.Dir(e2.opts.ConfigPath))
+	if err := os.Symlink(real, e2.opts.ConfigPath); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(context.Background(), e2.opts); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(e2.opts.ConfigPath); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("symlink replaced")
+	}
+	if got := readFile(t, real); got != "log_level: debug\nmemory_dir: "+e2.opts.MemoryDir+"\n" {
+		t.Errorf("linked config:\n%s", got)
+	}
+}
+
+func TestInstallGitCheck(t *testing.T) {
+	e := newEnv(t, "linux")
+	e.opts.MemoryDir = filepath.Join(e.root, "loose", "memory") // no repository above
+	e.opts.ConfigPath = filepath.Join(e.root, "loose-config.yaml")
+	var out bytes.Buffer
+	e.opts.Stdout = &out
+	r, err := Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(r.Steps, func(s Step) bool { return s.What == "git repository" })
+	if r.Steps[i].Outcome != Missing || !strings.Contains(out.String(), "--git-init") {
+		t.Errorf("no repository: %+v\n%s", r.Steps[i], out.String())
+	}
+	e.opts.GitInit = true
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(e.opts.MemoryDir, ".git")); err != nil || !fi.IsDir() {
+		t.Fatalf("git init did not run in the memory folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "loose", ".git")); !os.IsNotExist(err) {
+		t.Error("git init ran in the parent")
+	}
+	r, err = Install(context.Background(), e.opts)
+	if err != nil || r.Changed() {
+		t.Errorf("third install: %v %+v", err, r.Steps)
+	}
+}
+
+func TestOptionsChecked(t *testing.T) {
+	e := newEnv(t, "linux")
+	bad := e.opts
+	bad.MemoryDir = "notes/memory"
+	if _, err := Install(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "memory folder must be an absolute path") {
+		t.Errorf("relative memory dir: %v", err)
+	}
+	bad = e.opts
+	bad.Binary = filepath.Join(e.root, "missing")
+	if _, err := Install(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "not an executable") {
+		t.Errorf("missing binary: %v", err)
+	}
+	bad = e.opts
+	bad.GOOS = "plan9"
+	if _, err := Install(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "plan9") {
+		t.Errorf("unsupported OS: %v", err)
+	}
+	if len(e.calls()) != 0 {
+		t.Error("bad options still ran commands")
+	}
+}
+
+func TestCleanPath(t *testing.T) {
+	if got := CleanPath("/usr/bin::.:bin:/usr/bin:/opt/x"); got != "/usr/bin:/opt/x" {
+		t.Errorf("CleanPath = %q", got)
+	}
+}

@@ -1,0 +1,286 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/protocol"
+)
+
+// OpenCodeFiles are the global OpenCode config files in the order OpenCode
+// loads them. Each may be JSONC. A later file's "instructions" list replaces
+// an earlier one's rather than adding to it (checked against opencode 1.18).
+var OpenCodeFiles = []string{"config.json", "opencode.json", "opencode.jsonc"}
+
+// openCodeSchema is the "$schema" a config file created by install carries,
+// as OpenCode itself writes into every config file it loads.
+const openCodeSchema = "https://opencode.ai/config.json"
+
+// indexFile is the generated index's name (index.IndexFile, which this
+// package does not import for one constant).
+const indexFile = "MEMORY.md"
+
+const instructionsKey = "instructions"
+
+// OpenCodeDir returns the folder of the user's global OpenCode config:
+// $XDG_CONFIG_HOME/opencode, or ~/.config/opencode when xdgConfigHome is
+// empty or relative (the XDG rule).
+func OpenCodeDir(home, xdgConfigHome string) string {
+	return filepath.Join(configHome(home, xdgConfigHome), "opencode")
+}
+
+// Instructions returns the entries install adds to OpenCode's instructions:
+// the absolute paths of PROTOCOL.md and MEMORY.md in memoryDir, which must
+// be absolute.
+func Instructions(memoryDir string) []string {
+	return []string{filepath.Join(memoryDir, protocol.File), filepath.Join(memoryDir, indexFile)}
+}
+
+// WireOpenCode makes OpenCode load entries at the start of every session by
+// adding the missing ones to an "instructions" list in dir (see
+// OpenCodeDir). It edits the last file, in load order, that already has
+// "instructions" (the list OpenCode uses); else the last file that exists;
+// else it creates opencode.json. The edit is minimal: comments, trailing
+// commas and the rest of the layout stay as they were. It reports the file
+// and whether it changed; a file that cannot be parsed is an error and is
+// not touched. A symlinked config file is edited where it points.
+func WireOpenCode(dir string, entries []string) (file string, changed bool, err error) {
+	files, err := readOpenCode(dir)
+	if err != nil {
+		return "", false, err
+	}
+	var target *openCodeFile
+	for _, f := range files {
+		if f.has() || target == nil || !target.has() {
+			target = f
+		}
+	}
+	if target == nil {
+		return createOpenCode(dir, entries)
+	}
+	arr, err := target.list()
+	if err != nil {
+		return target.path, false, err
+	}
+	if arr == nil {
+		obj := target.root.Value.(*hujson.Object)
+		addMember(obj, instructionsKey, entries, indentUnit(obj))
+	} else {
+		present := map[string]bool{}
+		for _, s := range stringsOf(arr) {
+			present[s] = true
+		}
+		var missing []string
+		for _, e := range entries {
+			if !present[e] {
+				missing = append(missing, e)
+			}
+		}
+		appendStrings(arr, missing, indentUnit(target.root.Value.(*hujson.Object)))
+	}
+	changed, err = target.save()
+	return target.path, changed, err
+}
+
+// UnwireOpenCode removes exactly entries from the "instructions" of every
+// global OpenCode config file in dir and returns the files it changed.
+// Comments attached to a removed entry go with it; everything else stays. A
+// list left empty is dropped with its key when no earlier file has an
+// "instructions" key (then an absent and an empty list mean the same to
+// OpenCode); otherwise "instructions": [] stays, so an earlier file's list is
+// not unmasked. Files are never deleted.
+func UnwireOpenCode(dir string, entries []string) (changed []string, err error) {
+	files, err := readOpenCode(dir)
+	if err != nil {
+		return nil, err
+	}
+	drop := map[string]bool{}
+	for _, e := range entries {
+		drop[e] = true
+	}
+	for i, f := range files {
+		arr, err := f.list()
+		if err != nil || arr == nil {
+			continue // not ours to fix; WireOpenCode reports it
+		}
+		removed, err := removeStrings(&f.root, arr, drop)
+		if err != nil {
+			return changed, fmt.Errorf("opencode config %s: %w", f.path, err)
+		}
+		if !removed {
+			continue
+		}
+		if len(arr.Elements) == 0 {
+			if !anyHas(files[:i]) {
+				if err := f.root.Patch([]byte(`[{"op":"remove","path":"/` + instructionsKey + `"}]`)); err != nil {
+					return changed, fmt.Errorf("opencode config %s: %w", f.path, err)
+				}
+			} else if !bytes.ContainsAny(arr.AfterExtra, "/") {
+				arr.AfterExtra = nil // "[\n  ]" → "[]"
+			}
+		}
+		if _, err := f.save(); err != nil {
+			return changed, err
+		}
+		changed = append(changed, f.path)
+	}
+	return changed, nil
+}
+
+// OpenCodeInstructions returns the "instructions" OpenCode uses from its
+// global config in dir and the file they come from ("" and nil when no file
+// has the key).
+func OpenCodeInstructions(dir string) (file string, list []string, err error) {
+	files, err := readOpenCode(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, f := range files {
+		arr, err := f.list()
+		if err != nil {
+			return f.path, nil, err
+		}
+		if arr != nil {
+			file, list = f.path, stringsOf(arr)
+		}
+	}
+	return file, list, nil
+}
+
+// openCodeFile is one parsed config file.
+type openCodeFile struct {
+	path string
+	raw  []byte
+	root hujson.Value
+}
+
+// readOpenCode parses the global config files that exist, in load order.
+func readOpenCode(dir string) ([]*openCodeFile, error) {
+	var files []*openCodeFile
+	for _, name := range OpenCodeFiles {
+		p := filepath.Join(dir, name)
+		raw, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opencode config: %w", err)
+		}
+		root, err := hujson.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("opencode config %s: %w", p, err)
+		}
+		if _, ok := root.Value.(*hujson.Object); !ok {
+			return nil, fmt.Errorf("opencode config %s: not a JSON object", p)
+		}
+		files = append(files, &openCodeFile{path: p, raw: raw, root: root})
+	}
+	return files, nil
+}
+
+// has reports whether the file has an "instructions" key.
+func (f *openCodeFile) has() bool { return f.root.Find("/"+instructionsKey) != nil }
+
+func anyHas(files []*openCodeFile) bool {
+	for _, f := range files {
+		if f.has() {
+			return true
+		}
+	}
+	return false
+}
+
+// list returns the "instructions" array, nil when the key is absent, and an
+// error when it holds something other than a list of strings.
+func (f *openCodeFile) list() (*hujson.Array, error) {
+	v := f.root.Find("/" + instructionsKey)
+	if v == nil {
+		return nil, nil
+	}
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		return nil, fmt.Errorf("opencode config %s: %q is not a list", f.path, instructionsKey)
+	}
+	for _, e := range arr.Elements {
+		if e.Value.Kind() != '"' {
+			return nil, fmt.Errorf("opencode config %s: %q holds a non-string entry", f.path, instructionsKey)
+		}
+	}
+	return arr, nil
+}
+
+// save writes the edited tree when its bytes differ from what was read.
+func (f *openCodeFile) save() (bool, error) {
+	out := f.root.Pack()
+	if bytes.Equal(out, f.raw) {
+		return false, nil
+	}
+	if std, err := hujson.Standardize(bytes.Clone(out)); err != nil || !json.Valid(std) {
+		return false, fmt.Errorf("opencode config %s: edit produced invalid JSONC (not written)", f.path)
+	}
+	if _, err := writeFollowing(f.path, out, 0o644); err != nil {
+		return false, fmt.Errorf("opencode config: %w", err)
+	}
+	return true, nil
+}
+
+// createOpenCode writes a new opencode.json holding only the schema and entries.
+func createOpenCode(dir string, entries []string) (string, bool, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(struct {
+		Schema       string   `json:"$schema"`
+		Instructions []string `json:"instructions"`
+	}{openCodeSchema, entries})
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		_, err = atomicfile.Write(dir, "opencode.json", buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("create opencode config: %w", err)
+	}
+	return filepath.Join(dir, "opencode.json"), true, nil
+}
+
+func stringsOf(arr *hujson.Array) []string {
+	out := make([]string, 0, len(arr.Elements))
+	for _, e := range arr.Elements {
+		out = append(out, e.Value.(hujson.Literal).String())
+	}
+	return out
+}
+
+// removeStrings removes the elements of arr (found in root) whose value is
+// in drop, through hujson's Patch so that comments attached to an element
+// leave with it. A trailing comma after the last element is kept.
+func removeStrings(root *hujson.Value, arr *hujson.Array, drop map[string]bool) (bool, error) {
+	trailing := hasTrailingComma(arr.Elements)
+	removed := false
+	for i := len(arr.Elements) - 1; i >= 0; i-- {
+		if !drop[arr.Elements[i].Value.(hujson.Literal).String()] {
+			continue
+		}
+		op := `[{"op":"remove","path":"/` + instructionsKey + `/` + strconv.Itoa(i) + `"}]`
+		if err := root.Patch([]byte(op)); err != nil {
+			return removed, err
+		}
+		removed = true
+	}
+	if n := len(arr.Elements); removed && trailing && n > 0 && arr.Elements[n-1].AfterExtra == nil {
+		arr.Elements[n-1].AfterExtra = hujson.Extra{}
+	}
+	return removed, nil
+}
