@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/state"
+)
+
+// folder is a resolved memory folder with its state folder and repository.
+type folder struct {
+	cfg      config.Config
+	cfgPath  string
+	dir      string // real path
+	stateDir string
+	repo     *gitstore.Repo // nil when there is no usable repository
+	repoErr  error          // why repo is nil
+	log      *slog.Logger
+}
+
+// openFolder loads the configuration and resolves the memory folder, which
+// must exist.
+func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
+	cfg, path, err := loadConfig(e, fs)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(cfg.MemoryDir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("memory folder %s does not exist (create it, or run 'memoryd install --memory-dir %s')", cfg.MemoryDir, cfg.MemoryDir)
+		}
+		return nil, fmt.Errorf("memory folder: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("memory folder %s is not a folder", cfg.MemoryDir)
+	}
+	dir, err := state.RealPath(cfg.MemoryDir)
+	if err != nil {
+		return nil, err
+	}
+	sd, err := state.Dir(stateHome(e), dir)
+	if err != nil {
+		return nil, err
+	}
+	f := &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel)}
+	f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: cfg.Git.Author, Logger: f.log})
+	if f.repoErr != nil {
+		f.repo = nil
+	}
+	return f, nil
+}
+
+// gitProblem explains why commits are off, in words for status and logs.
+func (f *folder) gitProblem() string {
+	switch {
+	case f.repoErr == nil:
+		return ""
+	case errors.Is(f.repoErr, gitstore.ErrNoRepo):
+		return "the memory folder is not inside a git repository: commits, compaction and extraction are off (run 'git init' in the notes folder)"
+	case errors.Is(f.repoErr, gitstore.ErrNoGit):
+		return "the git command was not found on PATH: commits, compaction and extraction are off"
+	default:
+		return "git: " + f.repoErr.Error()
+	}
+}
+
+// needRepo returns the repository or a clear error for commands that write history.
+func (f *folder) needRepo() (*gitstore.Repo, error) {
+	if f.repo == nil {
+		return nil, errors.New(f.gitProblem())
+	}
+	return f.repo, nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/daemon"
+	"github.com/memoryd/memoryd/state"
+)
+
+func init() {
+	register(&command{
+		name:    "status",
+		args:    "[--json]",
+		summary: "Show the daemon's state: last rebuild and commit, churn, next compaction, sessions, problems.",
+		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print status.json as JSON") },
+		run:     runStatus,
+	})
+}
+
+// statusReport is what `memoryd status --json` prints.
+type statusReport struct {
+	MemoryDir string         `json:"memoryDir"`
+	StateDir  string         `json:"stateDir"`
+	Running   bool           `json:"running"`
+	Service   string         `json:"service,omitempty"`
+	Daemon    *daemon.Status `json:"daemon,omitempty"`
+	Problems  []string       `json:"problems"`
+}
+
+func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}}
+	r.Running = daemonRunning(f.stateDir)
+	r.Service = serviceState(e)
+	var st daemon.Status
+	if err := state.ReadJSON(f.stateDir, daemon.StatusFile, &st); err == nil {
+		r.Daemon = &st
+	} else if !state.IsNotExist(err) {
+		r.Problems = append(r.Problems, err.Error())
+	}
+	if p := f.gitProblem(); p != "" {
+		r.Problems = append(r.Problems, p)
+	}
+	if r.Daemon != nil {
+		r.Problems = append(r.Problems, daemonProblems(r.Daemon)...)
+	}
+	if !r.Running {
+		r.Problems = append(r.Problems, "the daemon is not running (start it with 'memoryd start' or 'memoryd run')")
+	}
+	if fs.Lookup("json").Value.String() == "true" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printStatus(e.stdout, r)
+	return nil
+}
+
+// daemonRunning reports whether a daemon holds the folder's instance lock.
+func daemonRunning(stateDir string) bool {
+	l, err := state.TryLock(stateDir, daemonLock, "probe by memoryd status")
+	if errors.Is(err, state.ErrLocked) {
+		return true
+	}
+	if err == nil {
+		l.Unlock()
+	}
+	return false
+}
+
+func daemonProblems(s *daemon.Status) []string {
+	var p []string
+	for _, u := range s.Index.Unreadable {
+		p = append(p, "unreadable memory file: "+u)
+	}
+	if s.Index.OverBudget {
+		p = append(p, fmt.Sprintf("MEMORY.md is over budget: %d lines, %d bytes (budget %d lines, %d bytes)",
+			s.Index.Lines, s.Index.Bytes, s.Index.MaxLines, s.Index.MaxBytes))
+	}
+	if s.Index.Conflicts > 0 {
+		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
+	}
+	if s.Git.Problem != "" && s.Git.Enabled {
+		p = append(p, "git: "+s.Git.Problem)
+	}
+	if s.Git.Paused {
+		p = append(p, "paused while the repository finishes a merge, rebase, cherry-pick or revert")
+	}
+	if s.Compaction.State.LastError != "" {
+		p = append(p, "last compaction failed: "+s.Compaction.State.LastError)
+	}
+	if s.Extraction.LastError != "" {
+		p = append(p, "last extraction failed: "+s.Extraction.LastError)
+	}
+	return p
+}
+
+func printStatus(w io.Writer, r statusReport) {
+	run := "not running"
+	if r.Running {
+		run = "running"
+	}
+	fmt.Fprintf(w, "memory folder  %s\nstate folder   %s\ndaemon         %s\n", r.MemoryDir, r.StateDir, run)
+	if r.Service != "" {
+		fmt.Fprintf(w, "service        %s\n", r.Service)
+	}
+	if s := r.Daemon; s != nil {
+		fmt.Fprintf(w, "memories       %d (index %d lines, %d bytes)\n", s.Index.Files, s.Index.Lines, s.Index.Bytes)
+		fmt.Fprintf(w, "last rebuild   %s\n", when(s.Index.RebuiltAt))
+		commit := "none yet"
+		if s.Git.LastCommit != "" {
+			commit = fmt.Sprintf("%s at %s", s.Git.LastCommit[:min(12, len(s.Git.LastCommit))], when(s.Git.LastCommitAt))
+		}
+		fmt.Fprintf(w, "last commit    %s\n", commit)
+		c := s.Compaction
+		if c.Enabled {
+			fmt.Fprintf(w, "compaction     churn %d, last pass %s, next check %s\n", c.State.Churn, when(c.State.LastCompactedAt), when(c.NextCheckAt))
+		} else {
+			fmt.Fprintln(w, "compaction     off")
+		}
+		x := s.Extraction
+		if x.Enabled {
+			fmt.Fprintf(w, "sessions       %d seen, %d pending", x.Sessions, len(x.Pending))
+			if x.LastSession != "" {
+				fmt.Fprintf(w, ", last extracted %s at %s (%d written)", x.LastSession, when(x.LastAt), x.LastWritten)
+			}
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, "extraction     off")
+		}
+	}
+	if len(r.Problems) == 0 {
+		fmt.Fprintln(w, "problems       none")
+		return
+	}
+	fmt.Fprintln(w, "problems:")
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(p, "\n", "\n    "))
+	}
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}

@@ -1,0 +1,121 @@
+// Package daemon is memoryd's one scheduler. It owns the event loop, the
+// debounce timers, the compaction triggers and extraction scheduling: it
+// decides when things happen and leaves how to the job packages (index,
+// gitstore, compactor, extractor).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/watcher"
+)
+
+// Watcher reports changes in the memory folder (watcher.Watcher).
+type Watcher interface {
+	Run(ctx context.Context) error
+	Events() <-chan watcher.Event
+}
+
+// Git is what the daemon needs of the notes repository (gitstore.Repo).
+type Git interface {
+	Busy() error
+	InOperation() bool
+	Changes(tracked func(rel string) bool) ([]gitstore.Change, error)
+	Commit(ctx context.Context, msg string, paths []string) (string, error)
+}
+
+// Compactor runs one compaction pass (compactor.Compactor). It returns an
+// error matching ErrNothingToDo when it ran and found nothing to change.
+type Compactor interface {
+	Compact(ctx context.Context) error
+}
+
+// ErrNothingToDo marks a job that ran and had nothing to do.
+var ErrNothingToDo = errors.New("nothing to do")
+
+// Options configures a Daemon. Zero durations take the defaults noted.
+type Options struct {
+	MemoryDir string
+	StateDir  string
+
+	IndexQuiet    time.Duration // quiet period before a rebuild (50 ms)
+	CommitQuiet   time.Duration // quiet period before a commit (2 s)
+	CommitMaxWait time.Duration // longest a change waits for its commit (30 s)
+	Budget        index.Budget
+	Compact       CompactPolicy
+	Extract       ExtractPolicy
+
+	Version string
+	Logger  *slog.Logger
+}
+
+// Deps are the parts the daemon drives. Git, Compactor and the extraction
+// parts may be nil: the daemon then says why in its status and carries on
+// with what it has.
+type Deps struct {
+	Watcher    Watcher
+	Store      *index.Store
+	Git        Git
+	GitProblem string // why Git is nil, shown in status
+	Compactor  Compactor
+	Extraction *Extraction
+}
+
+// Daemon keeps one memory folder's index and history up to date.
+type Daemon struct {
+	opts Options
+	deps Deps
+	log  *slog.Logger
+}
+
+// New returns a Daemon; it starts nothing until Run.
+func New(opts Options, deps Deps) *Daemon {
+	if opts.IndexQuiet <= 0 {
+		opts.IndexQuiet = 50 * time.Millisecond
+	}
+	if opts.CommitQuiet <= 0 {
+		opts.CommitQuiet = 2 * time.Second
+	}
+	if opts.CommitMaxWait < opts.CommitQuiet {
+		opts.CommitMaxWait = max(30*time.Second, opts.CommitQuiet)
+	}
+	if opts.Budget == (index.Budget{}) {
+		opts.Budget = index.DefaultBudget()
+	}
+	if opts.Compact.Poll <= 0 {
+		opts.Compact.Poll = 10 * time.Minute
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Daemon{opts: opts, deps: deps, log: log.With("component", "daemon")}
+}
+
+// Run watches and maintains the folder until ctx ends, then commits what is
+// pending and returns nil. Every goroutine it starts has ended when it
+// returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	wctx, stopWatcher := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := d.deps.Watcher.Run(wctx); err != nil {
+			d.log.Error("watcher stopped", "err", err)
+		}
+	})
+	if x := d.deps.Extraction; x != nil {
+		wg.Go(func() { x.runWatchers(wctx, d.log) })
+	}
+	l := newLoop(d)
+	err := l.run(ctx)
+	stopWatcher()
+	wg.Wait()
+	return err
+}

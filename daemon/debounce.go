@@ -1,0 +1,57 @@
+package daemon
+
+import "time"
+
+// debounce decides when a burst of changes has settled: a quiet period after
+// the last change, but never later than maxWait after the first one, so a
+// file that keeps changing is still flushed. It is a pure value driven by the
+// times it is given; the loop turns due() into a timer.
+type debounce struct {
+	quiet, maxWait time.Duration
+	first, last    time.Time
+	pending        bool
+}
+
+// touch records a change at now.
+func (d *debounce) touch(now time.Time) {
+	if !d.pending {
+		d.pending, d.first = true, now
+	}
+	d.last = now
+}
+
+// due returns when the pending changes should be acted on; ok is false when
+// nothing is pending.
+func (d *debounce) due() (at time.Time, ok bool) {
+	if !d.pending {
+		return time.Time{}, false
+	}
+	at = d.last.Add(d.quiet)
+	if limit := d.first.Add(d.maxWait); d.maxWait > 0 && limit.Before(at) {
+		at = limit
+	}
+	return at, true
+}
+
+// clear forgets the pending changes.
+func (d *debounce) clear() { d.pending = false }
+
+// backoff returns the wait before retry number n (1-based) of something that
+// failed: base doubled each time, capped at max.
+func backoff(n int, base, max time.Duration) time.Duration {
+	d := base
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// resetTimer arms t to fire at at (immediately if at has passed) or stops it
+// when ok is false.
+func resetTimer(t *time.Timer, at time.Time, ok bool, now time.Time) {
+	if !ok {
+		t.Stop()
+		return
+	}
+	t.Reset(max(at.Sub(now), 0))
+}

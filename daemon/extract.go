@@ -1,0 +1,269 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/memoryd/memoryd/watcher"
+)
+
+// SessionInfo is what the scheduler needs to know about one agent session.
+type SessionInfo struct {
+	Source   string
+	ID       string
+	Updated  time.Time // last change to the session
+	Finished bool      // the newest message is a finished assistant reply
+	Remember bool      // the newest user message asks to remember something
+}
+
+// Sessions lists agent sessions that changed (the transcript sources).
+type Sessions interface {
+	// Changed returns the sessions updated after since; the zero time lists all.
+	Changed(ctx context.Context, since time.Time) ([]SessionInfo, error)
+	// WatchPaths are folders whose changes hint at new activity.
+	WatchPaths() []string
+}
+
+// Extractor runs one extraction pass over one session (extractor.Extractor).
+// It returns the number of memory files written, or an error matching
+// ErrNothingToDo when the session had nothing new.
+type Extractor interface {
+	Extract(ctx context.Context, source, id string) (written int, err error)
+}
+
+// ExtractPolicy holds the extraction timing.
+type ExtractPolicy struct {
+	Debounce time.Duration // idle time after a finished reply
+}
+
+// Extraction wires transcript sources and the extractor into the daemon.
+type Extraction struct {
+	Sessions  Sessions
+	Extractor Extractor
+
+	once     sync.Once
+	activity chan struct{}
+}
+
+func (x *Extraction) activityChan() chan struct{} {
+	if x == nil {
+		return nil
+	}
+	x.once.Do(func() { x.activity = make(chan struct{}, 1) })
+	return x.activity
+}
+
+// runWatchers watches the transcript folders and turns any change into one
+// pending activity signal (a 1-buffered channel: bursts collapse).
+func (x *Extraction) runWatchers(ctx context.Context, log *slog.Logger) {
+	ch := x.activityChan()
+	var wg sync.WaitGroup
+	for _, p := range x.Sessions.WatchPaths() {
+		w := watcher.New(watcher.Options{Dir: p, Logger: log})
+		wg.Go(func() {
+			if err := w.Run(ctx); err != nil {
+				log.Warn("transcript watcher stopped", "dir", p, "err", err)
+			}
+		})
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-w.Events():
+					select {
+					case ch <- struct{}{}:
+					default:
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// session is the scheduler's view of one session.
+type session struct {
+	SessionInfo
+	done     time.Time // Updated as of the last successful pass
+	failures int
+	retryAt  time.Time
+}
+
+// extractState tracks sessions. Only accessed from the loop goroutine.
+type extractState struct {
+	sessions map[string]*session
+	since    time.Time // Changed is asked from here next
+	polled   bool
+	last     struct {
+		session string
+		at      time.Time
+		written int
+		err     string
+	}
+}
+
+func newExtractState() extractState { return extractState{sessions: map[string]*session{}} }
+
+func key(source, id string) string { return source + "/" + id }
+
+// update merges freshly listed sessions.
+func (e *extractState) update(list []SessionInfo) {
+	for _, s := range list {
+		k := key(s.Source, s.ID)
+		if cur, ok := e.sessions[k]; ok {
+			cur.SessionInfo = s
+			continue
+		}
+		e.sessions[k] = &session{SessionInfo: s}
+	}
+}
+
+// dueAt says when s should be extracted: once it is finished and idle for
+// the debounce, at once when the user asked to remember something, and not
+// before a retry time after a failure.
+func dueAt(s *session, p ExtractPolicy) (time.Time, bool) {
+	if !s.Finished || !s.Updated.After(s.done) {
+		return time.Time{}, false
+	}
+	at := s.Updated.Add(p.Debounce)
+	if s.Remember {
+		at = s.Updated
+	}
+	if s.retryAt.After(at) {
+		at = s.retryAt
+	}
+	return at, true
+}
+
+// next returns the earliest due time over all sessions.
+func (e *extractState) next(p ExtractPolicy, now time.Time) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, s := range e.sessions {
+		if at, ok := dueAt(s, p); ok && (!found || at.Before(best)) {
+			best, found = at, true
+		}
+	}
+	return best, found
+}
+
+// due returns the key of the session to extract now, oldest due first.
+func (e *extractState) due(p ExtractPolicy, now time.Time) (string, bool) {
+	type cand struct {
+		k  string
+		at time.Time
+	}
+	var c []cand
+	for k, s := range e.sessions {
+		if at, ok := dueAt(s, p); ok && !at.After(now) {
+			c = append(c, cand{k, at})
+		}
+	}
+	if len(c) == 0 {
+		return "", false
+	}
+	sort.Slice(c, func(i, j int) bool {
+		if !c[i].at.Equal(c[j].at) {
+			return c[i].at.Before(c[j].at)
+		}
+		return c[i].k < c[j].k
+	})
+	return c[0].k, true
+}
+
+// pollSessions asks the sources what changed since the last poll.
+func (l *loop) pollSessions(ctx context.Context, now time.Time) {
+	x := l.d.deps.Extraction
+	if x == nil {
+		return
+	}
+	since := l.extract.since
+	list, err := x.Sessions.Changed(ctx, since)
+	if err != nil {
+		l.log.Warn("list agent sessions", "err", err)
+		return
+	}
+	// A write may land in the same millisecond as the poll; look back a
+	// little next time. Re-listing a session is harmless.
+	l.extract.since = now.Add(-2 * time.Second)
+	l.extract.polled = true
+	l.extract.update(list)
+	l.maybeExtract(ctx, now)
+}
+
+// maybeExtract starts the extraction of the most overdue session.
+func (l *loop) maybeExtract(ctx context.Context, now time.Time) {
+	x := l.d.deps.Extraction
+	if x == nil || l.job != jobNone || l.paused || l.d.deps.Git == nil {
+		return
+	}
+	k, ok := l.extract.due(l.d.opts.Extract, now)
+	if !ok {
+		return
+	}
+	s := l.extract.sessions[k]
+	s.done = s.Updated // claimed; a later change makes it due again
+	jctx, cancel := context.WithCancel(ctx)
+	l.job, l.jobCancel = jobExtract, cancel
+	src, id := s.Source, s.ID
+	go func() {
+		defer cancel()
+		n, err := x.Extractor.Extract(jctx, src, id)
+		l.results <- jobResult{kind: jobExtract, err: err, written: n, session: k}
+	}()
+}
+
+// finishExtract records an extraction pass.
+func (l *loop) finishExtract(r jobResult, now time.Time) {
+	s := l.extract.sessions[r.session]
+	switch {
+	case r.err == nil:
+		l.log.Info("extracted", "session", r.session, "written", r.written)
+		l.extract.last.session, l.extract.last.at, l.extract.last.written, l.extract.last.err = r.session, now, r.written, ""
+		s.failures = 0
+		l.addChurn(r.written)
+		l.rescan = true
+		l.indexDeb.touch(now)
+	case errors.Is(r.err, ErrNothingToDo):
+		s.failures = 0
+	case errors.Is(r.err, context.Canceled):
+		s.done = time.Time{}
+	default:
+		s.failures++
+		s.done = time.Time{}
+		s.retryAt = now.Add(backoff(s.failures, time.Minute, time.Hour))
+		l.extract.last.session, l.extract.last.at, l.extract.last.err = r.session, now, r.err.Error()
+		l.log.Warn("extraction failed", "session", r.session, "err", r.err, "retry_at", s.retryAt)
+	}
+}
+
+// ExtractStatus is the extraction part of status.json.
+type ExtractStatus struct {
+	Enabled       bool      `json:"enabled"`
+	Sessions      int       `json:"sessions"`
+	Pending       []string  `json:"pending,omitempty"`
+	LastSession   string    `json:"lastSession,omitempty"`
+	LastAt        time.Time `json:"lastAt"`
+	LastWritten   int       `json:"lastWritten"`
+	LastError     string    `json:"lastError,omitempty"`
+	NextAt        time.Time `json:"nextAt"`
+	LastPolledAny bool      `json:"polled"`
+}
+
+func (e *extractState) status(p ExtractPolicy, enabled bool) ExtractStatus {
+	st := ExtractStatus{Enabled: enabled, Sessions: len(e.sessions), LastPolledAny: e.polled}
+	for k, s := range e.sessions {
+		if _, ok := dueAt(s, p); ok {
+			st.Pending = append(st.Pending, k)
+		}
+	}
+	sort.Strings(st.Pending)
+	st.LastSession, st.LastAt, st.LastWritten, st.LastError = e.last.session, e.last.at, e.last.written, e.last.err
+	st.NextAt, _ = e.next(p, time.Time{})
+	return st
+}

@@ -1,0 +1,100 @@
+package daemon
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/state"
+)
+
+// StatusFile is the name of the status file in the state folder.
+const StatusFile = "status.json"
+
+// Status is what the daemon publishes in status.json for `memoryd status`.
+type Status struct {
+	Running   bool      `json:"running"`
+	PID       int       `json:"pid"`
+	Version   string    `json:"version,omitempty"`
+	MemoryDir string    `json:"memoryDir"`
+	StartedAt time.Time `json:"startedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	Index struct {
+		Files      int       `json:"files"`
+		Unreadable []string  `json:"unreadable,omitempty"`
+		Conflicts  int       `json:"conflicts"`
+		Lines      int       `json:"lines"`
+		Bytes      int       `json:"bytes"`
+		MaxLines   int       `json:"maxLines"`
+		MaxBytes   int       `json:"maxBytes"`
+		OverBudget bool      `json:"overBudget"`
+		RebuiltAt  time.Time `json:"rebuiltAt"`
+	} `json:"index"`
+
+	Git struct {
+		Enabled      bool      `json:"enabled"`
+		Problem      string    `json:"problem,omitempty"`
+		Paused       bool      `json:"paused"`
+		LastCommit   string    `json:"lastCommit,omitempty"`
+		LastCommitAt time.Time `json:"lastCommitAt"`
+		LastCheckAt  time.Time `json:"lastCheckAt"` // last time pending changes were compared with HEAD
+	} `json:"git"`
+
+	Compaction struct {
+		Enabled     bool         `json:"enabled"`
+		State       CompactState `json:"state"`
+		NextCheckAt time.Time    `json:"nextCheckAt"`
+	} `json:"compaction"`
+
+	Extraction ExtractStatus `json:"extraction"`
+}
+
+func (l *loop) initStatus(now time.Time) {
+	s := &l.status
+	s.Running, s.PID, s.Version = true, pid(), l.d.opts.Version
+	s.MemoryDir, s.StartedAt = l.d.opts.MemoryDir, now
+	s.Index.MaxLines, s.Index.MaxBytes = l.d.opts.Budget.Lines, l.d.opts.Budget.Bytes
+	s.Git.Enabled = l.d.deps.Git != nil
+	s.Git.Problem = l.d.deps.GitProblem
+	s.Compaction.Enabled = l.d.deps.Compactor != nil && l.d.opts.Compact.Enabled
+	s.Compaction.State = l.compact
+	s.Extraction.Enabled = l.d.deps.Extraction != nil
+	l.writeStatus(now)
+}
+
+// updateIndexStatus refreshes the index part of the status after a rebuild
+// and logs a budget overrun once when it starts.
+func (l *loop) updateIndexStatus(now time.Time) {
+	snap := l.d.deps.Store.Snapshot()
+	s := &l.status.Index
+	s.Files, s.Conflicts, s.RebuiltAt = len(snap.Memories), snap.Conflicts, now
+	s.Unreadable = s.Unreadable[:0]
+	for _, u := range snap.Unreadable {
+		s.Unreadable = append(s.Unreadable, u.Err.Error())
+	}
+	data, err := os.ReadFile(filepath.Join(l.d.opts.MemoryDir, index.IndexFile))
+	if err != nil {
+		return
+	}
+	over, lines, bytes := l.d.opts.Budget.Over(data)
+	if over && !s.OverBudget {
+		l.log.Warn("MEMORY.md is over its budget; compaction will try to shrink the store",
+			"lines", lines, "bytes", bytes, "max_lines", l.d.opts.Budget.Lines, "max_bytes", l.d.opts.Budget.Bytes)
+	}
+	s.OverBudget, s.Lines, s.Bytes = over, lines, bytes
+}
+
+// writeStatus publishes the status. It is called only when something
+// happened, so an idle daemon writes nothing.
+func (l *loop) writeStatus(now time.Time) {
+	l.status.UpdatedAt = now
+	l.status.Compaction.NextCheckAt = l.compactCheck
+	l.status.Extraction = l.extract.status(l.d.opts.Extract, l.status.Extraction.Enabled)
+	if err := state.WriteJSON(l.d.opts.StateDir, StatusFile, &l.status); err != nil {
+		l.log.Error("write status", "err", err)
+	}
+}
+
+func pid() int { return os.Getpid() }
