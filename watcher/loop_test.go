@@ -243,6 +243,13 @@ func TestRunWatcherErrorRescansAndRestarts(t *testing.T) {
 		if logs.count("watching memory folder failed") != 1 || logs.count("watching memory folder again") != 1 {
 			t.Fatalf("logs:\n%s", logs)
 		}
+
+		// Recovery resets the backoff: the next failure is retried quickly again.
+		ff.all()[1].errC <- errors.New("boom")
+		expect(t, w, rescan)
+		if took := waitEvent(t, w, rescan, minRetry); took > minRetry {
+			t.Fatalf("second restart after %v", took)
+		}
 	})
 }
 
