@@ -247,3 +247,19 @@ func TestHandleError(t *testing.T) {
 		t.Errorf("other error: step %v, err %v; want stepFail", s, err)
 	}
 }
+
+// BenchmarkHandleEvent measures the per-event cost in the goroutine that
+// reads fsnotify: filter, map and deliver one write to a memory file.
+func BenchmarkHandleEvent(b *testing.B) {
+	root := b.TempDir()
+	f := newFakeFS()
+	l := &loop{
+		root: root, ignore: indexLike, log: slog.New(slog.DiscardHandler),
+		out: emitter{ch: make(chan Event, 1)}, fs: f, dirs: map[string]bool{root: true},
+	}
+	ev := fsnotify.Event{Name: filepath.Join(root, "feedback-prefers-tabs.md"), Op: fsnotify.Write}
+	for b.Loop() {
+		l.handleEvent(ev)
+		<-l.out.ch
+	}
+}

@@ -325,3 +325,9 @@ func TestRunReturnsOnCancelWithFullBuffer(t *testing.T) {
 		stop() // checks that Run returned nil and closed its watcher
 	})
 }
+
+func TestRunRefusesEmptyDir(t *testing.T) {
+	if err := New(Options{}).Run(context.Background()); err == nil {
+		t.Fatal("Run with no folder: want an error")
+	}
+}

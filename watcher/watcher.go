@@ -88,9 +88,13 @@ func (w *Watcher) Events() <-chan Event { return w.events }
 // watches are set up. If watching fails (the folder is missing or removed,
 // fsnotify reports an error), Run sends a Rescan when it was watching, logs the
 // error once (not on every retry), and retries with capped exponential backoff
-// until it works again, then logs the recovery. Run must not be called
-// concurrently with itself.
+// until it works again, then logs the recovery. It returns an error at once
+// only when Options.Dir is empty. Run must not be called concurrently with
+// itself.
 func (w *Watcher) Run(ctx context.Context) error {
+	if w.opts.Dir == "" {
+		return errors.New("watcher: no memory folder given")
+	}
 	l := &loop{
 		root:     filepath.Clean(w.opts.Dir),
 		ignore:   w.opts.Ignore,
