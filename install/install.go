@@ -218,15 +218,21 @@ func Uninstall(ctx context.Context, o Options) (Report, error) {
 	}
 	var errs []error
 	if _, err := os.Lstat(m.file()); err == nil {
-		if err := m.deactivate(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("stop service (it may run until you log out): %w", err))
+		reach := m.reachable(ctx)
+		if reach == nil {
+			reach = m.deactivate(ctx)
+		}
+		if reach != nil {
+			errs = append(errs, fmt.Errorf("stop service (it may run until you log out): %w", reach))
 		}
 		if err := os.Remove(m.file()); err != nil {
 			errs = append(errs, fmt.Errorf("remove service file: %w", err))
 		} else {
 			r.step(&o, Step{What: "service file", Path: m.file(), Outcome: Removed})
-			if err := m.forget(ctx); err != nil {
-				errs = append(errs, err)
+			if reach == nil {
+				if err := m.forget(ctx); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 	} else {

@@ -185,6 +185,25 @@ func TestUninstallKeepsMemory(t *testing.T) {
 	}
 }
 
+func TestUninstallWithoutUserManager(t *testing.T) {
+	e := newEnv(t, "linux")
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(e.state, "nomanager"), "", 0o644)
+	r, err := Uninstall(context.Background(), e.opts)
+	if !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "may run until you log out") {
+		t.Fatalf("err = %v", err)
+	}
+	file, _ := ServiceFile(e.opts)
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Error("unit file kept")
+	}
+	if _, list, _ := OpenCodeInstructions(OpenCodeDir(e.opts.Home, e.opts.XDGConfigHome)); len(list) != 0 || !r.Changed() {
+		t.Errorf("opencode entries kept: %q", list)
+	}
+}
+
 func TestInstallWithoutUserManager(t *testing.T) {
 	t.Run("stand-in", func(t *testing.T) {
 		e := newEnv(t, "linux")

@@ -106,6 +106,44 @@ func newItemPrefixes(befores []hujson.Extra, closing *hujson.Extra, unit string)
 	return string(head) + next, next
 }
 
+// detachItem fixes the layout around item i of a composite before the
+// caller deletes it. befores and afters point at each item's BeforeExtra
+// and at the extra between its value and its comma (on the last item,
+// non-nil means a trailing comma); closing is the extra before the closing
+// bracket. Comments on the lines of the removed item and just above it go
+// with it; a comment ending the previous item's line stays there; the next
+// item, or the closing bracket, keeps its own indentation; a trailing comma
+// stays a trailing comma, and none appears where there was none.
+func detachItem(befores, afters []*hujson.Extra, closing *hujson.Extra, i int) {
+	n := len(befores)
+	next := closing
+	if i+1 < n {
+		next = befores[i+1]
+	}
+	b := *befores[i]
+	if nl := bytes.IndexByte(b, '\n'); nl < 0 {
+		if i+1 < n { // one line: the next item takes this one's separator
+			*next = append(bytes.Clone(b), bytes.TrimLeft(*next, " \t\r\n")...)
+		}
+	} else {
+		rest := *next
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[j:] // drops the removed item's same-line comment
+		}
+		*next = append(bytes.Clone(b[:nl]), rest...)
+	}
+	if i == n-1 && i > 0 {
+		prev := afters[i-1]
+		switch {
+		case *afters[i] == nil:
+			*closing = append(bytes.Clone(*prev), *closing...)
+			*prev = nil
+		case *prev == nil:
+			*prev = hujson.Extra{}
+		}
+	}
+}
+
 // lineIndent returns the whitespace that starts the last line of extra, and
 // whether extra contains a newline at all.
 func lineIndent(extra []byte) (string, bool) {

@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 
 	"github.com/tailscale/hujson"
 
@@ -112,19 +112,13 @@ func UnwireOpenCode(dir string, entries []string) (changed []string, err error) 
 		if err != nil || arr == nil {
 			continue // not ours to fix; WireOpenCode reports it
 		}
-		removed, err := removeStrings(&f.root, arr, drop)
-		if err != nil {
-			return changed, fmt.Errorf("opencode config %s: %w", f.path, err)
-		}
-		if !removed {
+		if !removeStrings(arr, drop) {
 			continue
 		}
 		if len(arr.Elements) == 0 {
 			if !anyHas(files[:i]) {
-				if err := f.root.Patch([]byte(`[{"op":"remove","path":"/` + instructionsKey + `"}]`)); err != nil {
-					return changed, fmt.Errorf("opencode config %s: %w", f.path, err)
-				}
-			} else if !bytes.ContainsAny(arr.AfterExtra, "/") {
+				removeMember(f.root.Value.(*hujson.Object), instructionsKey)
+			} else if !hasComment(arr.AfterExtra) {
 				arr.AfterExtra = nil // "[\n  ]" → "[]"
 			}
 		}
@@ -263,24 +257,39 @@ func stringsOf(arr *hujson.Array) []string {
 	return out
 }
 
-// removeStrings removes the elements of arr (found in root) whose value is
-// in drop, through hujson's Patch so that comments attached to an element
-// leave with it. A trailing comma after the last element is kept.
-func removeStrings(root *hujson.Value, arr *hujson.Array, drop map[string]bool) (bool, error) {
-	trailing := hasTrailingComma(arr.Elements)
+// removeStrings removes the elements of arr whose value is in drop and
+// reports whether it removed any (see detachItem for the layout).
+func removeStrings(arr *hujson.Array, drop map[string]bool) bool {
 	removed := false
 	for i := len(arr.Elements) - 1; i >= 0; i-- {
 		if !drop[arr.Elements[i].Value.(hujson.Literal).String()] {
 			continue
 		}
-		op := `[{"op":"remove","path":"/` + instructionsKey + `/` + strconv.Itoa(i) + `"}]`
-		if err := root.Patch([]byte(op)); err != nil {
-			return removed, err
+		befores := make([]*hujson.Extra, len(arr.Elements))
+		afters := make([]*hujson.Extra, len(arr.Elements))
+		for j := range arr.Elements {
+			befores[j], afters[j] = &arr.Elements[j].BeforeExtra, &arr.Elements[j].AfterExtra
 		}
+		detachItem(befores, afters, &arr.AfterExtra, i)
+		arr.Elements = slices.Delete(arr.Elements, i, i+1)
 		removed = true
 	}
-	if n := len(arr.Elements); removed && trailing && n > 0 && arr.Elements[n-1].AfterExtra == nil {
-		arr.Elements[n-1].AfterExtra = hujson.Extra{}
+	return removed
+}
+
+// removeMember removes the member called name from obj.
+func removeMember(obj *hujson.Object, name string) {
+	for i := range obj.Members {
+		if obj.Members[i].Name.Value.(hujson.Literal).String() != name {
+			continue
+		}
+		befores := make([]*hujson.Extra, len(obj.Members))
+		afters := make([]*hujson.Extra, len(obj.Members))
+		for j := range obj.Members {
+			befores[j], afters[j] = &obj.Members[j].Name.BeforeExtra, &obj.Members[j].Value.AfterExtra
+		}
+		detachItem(befores, afters, &obj.AfterExtra, i)
+		obj.Members = slices.Delete(obj.Members, i, i+1)
+		return
 	}
-	return removed, nil
 }
