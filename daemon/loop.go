@@ -20,7 +20,6 @@ const (
 	commitRetryBase = time.Second      // first wait after a busy repository
 	commitRetryMax  = 15 * time.Second // longest wait between commit attempts
 	shutdownCommit  = 10 * time.Second // how long a final commit may wait for a busy repository
-	lockFile        = "memory.lock"    // serialises git writers across processes
 )
 
 // jobKind names the one job that may run beside the loop at a time. Jobs
@@ -251,7 +250,7 @@ func (l *loop) startCommit(ctx context.Context, now time.Time) {
 // goroutine and touches no loop state.
 func (l *loop) commit(ctx context.Context) jobResult {
 	res := jobResult{kind: jobCommit}
-	lock, err := state.TryLock(l.d.opts.StateDir, lockFile, ownerText("commit"))
+	lock, err := state.TryLock(l.d.opts.StateDir, state.WriteLock, ownerText("commit"))
 	if err != nil {
 		res.err = fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
 		return res

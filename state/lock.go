@@ -49,3 +49,8 @@ func TryLock(dir, name, owner string) (*Lock, error) {
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() error { return l.fl.Unlock() }
+
+// WriteLock is the lock file every git writer of a memory folder holds while
+// it writes and commits: the daemon's commits, compaction, extraction and
+// undo, in any process. One pass at a time per folder.
+const WriteLock = "memory.lock"
