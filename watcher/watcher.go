@@ -89,14 +89,19 @@ func (w *Watcher) Events() <-chan Event { return w.events }
 // fsnotify reports an error), Run sends a Rescan when it was watching, logs the
 // error once (not on every retry), and retries with capped exponential backoff
 // until it works again, then logs the recovery. It returns an error at once
-// only when Options.Dir is empty. Run must not be called concurrently with
+// only when Options.Dir is empty (or relative and the working directory
+// is unknown). Run must not be called concurrently with
 // itself.
 func (w *Watcher) Run(ctx context.Context) error {
 	if w.opts.Dir == "" {
 		return errors.New("watcher: no memory folder given")
 	}
+	root, err := filepath.Abs(w.opts.Dir) // "." would make subdirectory names relative to nothing
+	if err != nil {
+		return fmt.Errorf("watcher: %w", err)
+	}
 	l := &loop{
-		root:     filepath.Clean(w.opts.Dir),
+		root:     root,
 		ignore:   w.opts.Ignore,
 		log:      w.log,
 		newFS:    w.newFS,

@@ -325,3 +325,13 @@ func TestLiveRunReturnsOnCancelWithoutLeaks(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+func TestLiveRelativeDir(t *testing.T) {
+	dir := t.TempDir()
+	mkdirs(t, dir, "sub")
+	t.Chdir(dir)
+	lv := startLive(t, ".", nil)
+	lv.dir = dir // for the helpers that write files
+	evs := lv.during(func() { lv.write("sub/a.md", "x") })
+	mustReport(t, evs, "sub/a.md")
+}
