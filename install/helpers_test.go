@@ -19,7 +19,7 @@ echo "systemctl $*" >> "$LOG"
 shift
 if [ -e "$STATE/nomanager" ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi
 case "$1" in
-show-environment) echo "HOME=/nowhere" ;;
+show-environment) echo "LANG=C.UTF-8"; echo "HOME=$HOME"; [ -n "$XDG_CONFIG_HOME" ] && echo "XDG_CONFIG_HOME=$XDG_CONFIG_HOME"; echo "PATH=/usr/bin" ;;
 daemon-reload) ;;
 is-enabled) if [ -e "$STATE/enabled" ]; then echo enabled; else echo disabled; exit 1; fi ;;
 is-active) if [ -e "$STATE/active" ]; then echo active; else echo inactive; exit 3; fi ;;
@@ -85,8 +85,9 @@ func newEnv(t *testing.T, goos string) *env {
 		MemoryDir:     filepath.Join(root, "notes", "memory"),
 		OpenCode:      true,
 		Path:          bin + ":" + filepath.Dir(gitPath) + ":/bin",
-		Env:           []string{"HOME=" + filepath.Join(root, "home")},
-		GOOS:          goos,
+		// The stand-in systemctl shows this as the user manager's environment.
+		Env:  []string{"HOME=" + filepath.Join(root, "home"), "XDG_CONFIG_HOME=" + filepath.Join(root, "xdg-config")},
+		GOOS: goos,
 	}
 	return e
 }

@@ -32,6 +32,10 @@ import (
 // a container) or no launchd GUI session.
 var ErrNoUserManager = errors.New("no per-user service manager is reachable")
 
+// ErrUnitDir is returned on Linux when the systemd user manager does not
+// search the folder Options puts the unit in (XDG_CONFIG_HOME differs).
+var ErrUnitDir = errors.New("unit folder mismatch")
+
 // ErrNotInstalled is returned by Start, Stop and Restart when the service
 // file is missing.
 var ErrNotInstalled = errors.New("the memoryd service is not installed (run `memoryd install`)")
@@ -127,7 +131,8 @@ func (r *Report) hint(o *Options, h string) {
 // service (enabled and started; restarted when its file changed) and, with
 // OpenCode, the OpenCode instructions. It is idempotent: a second run with
 // the same Options writes nothing, runs no command that changes the service
-// and reports every step Unchanged. On error, the steps before it stay done.
+// and reports no step Created, Updated or Removed (Report.Changed is false).
+// On error, the steps before it stay done.
 func Install(ctx context.Context, o Options) (Report, error) {
 	var r Report
 	if err := o.check(true); err != nil {
@@ -138,7 +143,7 @@ func Install(ctx context.Context, o Options) (Report, error) {
 		return r, err
 	}
 	if err := m.reachable(ctx); err != nil {
-		return r, fmt.Errorf("install: %w\n%s", err, noManagerAdvice(m))
+		return r, fmt.Errorf("install: %w", withAdvice(err, m))
 	}
 	if err := setupFolder(ctx, &o, &r); err != nil {
 		return r, err
@@ -188,12 +193,11 @@ func setupService(ctx context.Context, o *Options, r *Report, m manager) error {
 	if err != nil {
 		return fmt.Errorf("install: service file: %w", err)
 	}
-	switch {
-	case statErr != nil:
-		r.step(o, Step{What: "service file", Path: file, Outcome: Created})
-	default:
-		r.step(o, Step{What: "service file", Path: file, Outcome: outcome(changed, Updated)})
+	res := outcome(changed, Updated)
+	if statErr != nil {
+		res = Created
 	}
+	r.step(o, Step{What: "service file", Path: file, Outcome: res})
 	did, err := m.activate(ctx, changed)
 	if err != nil {
 		return fmt.Errorf("install: %s: %w", m.platform(), err)

@@ -241,6 +241,26 @@ func TestInstallWithoutUserManager(t *testing.T) {
 	})
 }
 
+func TestInstallRefusesUnitDirTheManagerDoesNotSearch(t *testing.T) {
+	e := newEnv(t, "linux")
+	e.opts.Env = []string{"HOME=" + e.opts.Home} // the manager has no XDG_CONFIG_HOME
+	_, err := Install(context.Background(), e.opts)
+	if !errors.Is(err, ErrUnitDir) || !strings.Contains(err.Error(), filepath.Join(e.opts.Home, ".config", "systemd", "user")) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(e.opts.MemoryDir); !os.IsNotExist(err) {
+		t.Error("install changed things before failing")
+	}
+	e.opts.XDGConfigHome = ""
+	e.opts.ConfigPath = filepath.Join(e.opts.Home, ".config", "memoryd", "config.yaml")
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatalf("with matching folders: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.opts.Home, ".config", "systemd", "user", UnitName)); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestControlAndStatus(t *testing.T) {
 	for _, goos := range []string{"linux", "darwin"} {
 		t.Run(goos, func(t *testing.T) {

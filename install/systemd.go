@@ -108,14 +108,43 @@ func (s *systemd) ctl(ctx context.Context, args ...string) (string, error) {
 	return s.run.output(ctx, "systemctl", append([]string{"--user"}, args...)...)
 }
 
-// reachable fails with ErrNoUserManager when no systemd user manager answers.
+// reachable fails with ErrNoUserManager when no systemd user manager
+// answers, and with ErrUnitDir when the manager looks for units elsewhere.
 func (s *systemd) reachable(ctx context.Context) error {
-	if _, err := s.ctl(ctx, "show-environment"); err != nil {
+	env, err := s.ctl(ctx, "show-environment")
+	if err != nil {
 		var nf *notFoundError
 		if errors.As(err, &nf) {
 			return fmt.Errorf("%w: systemctl is not on PATH (%s)", ErrNoUserManager, nf.path)
 		}
 		return fmt.Errorf("%w: %v", ErrNoUserManager, err)
+	}
+	return s.checkUnitDir(env)
+}
+
+// checkUnitDir compares the folder the unit goes to with the one the user
+// manager searches: $XDG_CONFIG_HOME/systemd/user in the manager's own
+// environment, which is not the shell's. XDG_CONFIG_HOME set only in a
+// shell profile would otherwise leave a unit systemd never sees.
+func (s *systemd) checkUnitDir(managerEnv string) error {
+	var home, xdg string
+	for _, line := range strings.Split(managerEnv, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		switch k {
+		case "HOME":
+			home = v
+		case "XDG_CONFIG_HOME":
+			xdg = v
+		}
+	}
+	if home == "" && !filepath.IsAbs(xdg) {
+		return nil // nothing to compare with
+	}
+	searched := filepath.Join(configHome(home, xdg), "systemd", "user")
+	if dir := filepath.Dir(s.unit); searched != dir {
+		return fmt.Errorf("%w: the systemd user manager looks for units in %s, but install would write %s; "+
+			"XDG_CONFIG_HOME differs between this shell and the manager: unset it here, or set it for the manager "+
+			"in ~/.config/environment.d/ and log in again", ErrUnitDir, searched, dir)
 	}
 	return nil
 }
