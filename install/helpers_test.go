@@ -39,7 +39,11 @@ print)
   */*/*) if [ -e "$STATE/loaded" ]; then printf '%s = {\n\tstate = running\n\tpid = 4242\n}\n' "$2"; else echo "Could not find service" >&2; exit 113; fi ;;
   *) echo "domain $2" ;;
   esac ;;
-bootstrap) [ -f "$3" ] || { echo "no plist $3" >&2; exit 5; }; touch "$STATE/loaded" ;;
+bootstrap)
+  [ -f "$3" ] || { echo "no plist $3" >&2; exit 5; }
+  n=$(cat "$STATE/bootstrap-fails" 2>/dev/null || echo 0)
+  if [ "$n" -gt 0 ]; then echo $((n - 1)) > "$STATE/bootstrap-fails"; echo "Bootstrap failed: 5: Input/output error" >&2; exit 5; fi
+  touch "$STATE/loaded" ;;
 bootout) rm -f "$STATE/loaded" ;;
 kickstart) ;;
 *) echo "unexpected: $*" >&2; exit 9 ;;

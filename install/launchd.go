@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Label is the launchd label of the agent install writes, and the base name
@@ -135,13 +136,37 @@ func (l *launchd) activate(ctx context.Context, changed bool) (string, error) {
 			return "", err
 		}
 	}
-	if _, err := l.ctl(ctx, "bootstrap", l.domain, l.plist); err != nil {
+	if err := l.bootstrap(ctx, loaded); err != nil {
 		return "", err
 	}
 	if loaded {
 		return "reloaded", nil
 	}
 	return "loaded and started", nil
+}
+
+// bootstrap loads the plist. Right after a bootout launchd may still be
+// tearing the old job down and answer "Bootstrap failed: 5: Input/output
+// error", so then it tries again a few times.
+func (l *launchd) bootstrap(ctx context.Context, afterBootout bool) error {
+	tries := 1
+	if afterBootout {
+		tries = 5
+	}
+	var err error
+	for i := 0; i < tries; i++ {
+		if _, err = l.ctl(ctx, "bootstrap", l.domain, l.plist); err == nil || i == tries-1 {
+			return err
+		}
+		t := time.NewTimer(300 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+	return err
 }
 
 func (l *launchd) deactivate(ctx context.Context) error {
@@ -156,8 +181,7 @@ func (l *launchd) forget(context.Context) error { return nil }
 
 func (l *launchd) start(ctx context.Context) error {
 	if !l.loaded(ctx) {
-		_, err := l.ctl(ctx, "bootstrap", l.domain, l.plist)
-		return err
+		return l.bootstrap(ctx, false)
 	}
 	_, err := l.ctl(ctx, "kickstart", l.target())
 	return err
