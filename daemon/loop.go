@@ -307,7 +307,6 @@ func (l *loop) finishCommit(r jobResult, now time.Time) {
 			n++
 		}
 	}
-	l.log.Info("committed", "hash", short(r.hash), "files", len(r.paths))
 	l.status.Git.LastCommit, l.status.Git.LastCommitAt = r.hash, now
 	l.addChurn(n)
 }
