@@ -65,7 +65,9 @@ type loop struct {
 	compactCheck time.Time // next compaction check
 	extract      extractState
 
-	status Status
+	status        Status
+	statusDirty   bool      // status changed since it was last published
+	statusWritten time.Time // when status.json was last written
 }
 
 func newLoop(d *Daemon) *loop {
@@ -100,6 +102,9 @@ func (l *loop) run(ctx context.Context) error {
 	extractT := time.NewTimer(time.Hour)
 	extractT.Stop()
 	defer extractT.Stop()
+	statusT := time.NewTimer(time.Hour)
+	statusT.Stop()
+	defer statusT.Stop()
 
 	events := l.d.deps.Watcher.Events()
 	activity := l.d.deps.Extraction.activityChan()
@@ -130,6 +135,9 @@ func (l *loop) run(ctx context.Context) error {
 		case <-extractT.C:
 			now = time.Now()
 			l.maybeExtract(ctx, now)
+		case <-statusT.C:
+			now = time.Now()
+			l.publishStatus(now)
 		case r := <-l.results:
 			now = time.Now()
 			l.finish(r, now)
@@ -143,6 +151,8 @@ func (l *loop) run(ctx context.Context) error {
 		resetTimer(commitT, at, ok && !l.paused, now)
 		at, ok = l.extract.next(l.d.opts.Extract, now)
 		resetTimer(extractT, at, ok && l.job == jobNone, now)
+		at, ok = l.statusDue()
+		resetTimer(statusT, at, ok, now)
 	}
 }
 
@@ -331,7 +341,7 @@ func (l *loop) shutdown() error {
 		}
 	}
 	l.status.Running = false
-	l.writeStatus(time.Now())
+	l.publishStatus(time.Now())
 	return nil
 }
 
@@ -377,13 +387,6 @@ func (l *loop) afterJob(ctx context.Context, now time.Time) {
 	if l.job == jobNone {
 		l.maybeExtract(ctx, now)
 	}
-}
-
-func short(hash string) string {
-	if len(hash) > 12 {
-		return hash[:12]
-	}
-	return hash
 }
 
 func ownerText(job string) string {

@@ -61,7 +61,7 @@ func (l *loop) initStatus(now time.Time) {
 	s.Compaction.Enabled = l.d.deps.Compactor != nil && l.d.opts.Compact.Enabled
 	s.Compaction.State = l.compact
 	s.Extraction.Enabled = l.d.deps.Extraction != nil
-	l.writeStatus(now)
+	l.publishStatus(now)
 }
 
 // updateIndexStatus refreshes the index part of the status after a rebuild
@@ -86,9 +86,23 @@ func (l *loop) updateIndexStatus(now time.Time) {
 	s.OverBudget, s.Lines, s.Bytes = over, lines, bytes
 }
 
-// writeStatus publishes the status. It is called only when something
-// happened, so an idle daemon writes nothing.
-func (l *loop) writeStatus(now time.Time) {
+// statusEvery is the most often status.json is rewritten: a burst of
+// rebuilds costs one write (and fsync) per second, not one per rebuild.
+const statusEvery = time.Second
+
+// writeStatus marks the status as changed; the loop publishes it within
+// statusEvery. It is called only when something happened, so an idle daemon
+// writes nothing.
+func (l *loop) writeStatus(now time.Time) { l.statusDirty = true }
+
+// statusDue says when the pending status should be published.
+func (l *loop) statusDue() (time.Time, bool) {
+	return l.statusWritten.Add(statusEvery), l.statusDirty
+}
+
+// publishStatus writes status.json now.
+func (l *loop) publishStatus(now time.Time) {
+	l.statusDirty, l.statusWritten = false, now
 	l.status.UpdatedAt = now
 	l.status.Compaction.NextCheckAt = l.compactCheck
 	l.status.Extraction = l.extract.status(l.d.opts.Extract, l.status.Extraction.Enabled)
