@@ -59,8 +59,8 @@ type ServiceStatus struct {
 
 // Status asks the service manager about memoryd. It needs Home,
 // XDGConfigHome, Path and GOOS (and Binary, ConfigPath for Current). When
-// the manager can not be reached it returns what it knows (the file) and an
-// error wrapping ErrNoUserManager.
+// the manager can not be used it returns what it knows (the file) and an
+// error wrapping ErrNoUserManager or ErrUnitDir.
 func Status(ctx context.Context, o Options) (ServiceStatus, error) {
 	m, err := o.manager()
 	if err != nil {
