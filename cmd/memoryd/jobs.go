@@ -102,6 +102,3 @@ func needLLM(f *folder) (llm.Completer, error) {
 	}
 	return c, nil
 }
-
-// serviceState describes the installed service, or "" when unknown.
-func serviceState(e env) string { return "" }

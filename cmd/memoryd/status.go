@@ -41,7 +41,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}}
 	r.Running = daemonRunning(f.stateDir)
-	r.Service = serviceState(e)
+	r.Service = serviceState(ctx, e)
 	var st daemon.Status
 	if err := state.ReadJSON(f.stateDir, daemon.StatusFile, &st); err == nil {
 		r.Daemon = &st

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/install"
+)
+
+func init() {
+	register(&command{
+		name:    "install",
+		args:    "[--memory-dir DIR] [--opencode] [--git-init]",
+		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and OpenCode wiring).",
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("opencode", false, "add PROTOCOL.md and MEMORY.md to OpenCode's global instructions")
+			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
+		},
+		run: runInstall,
+	})
+	register(&command{
+		name:    "uninstall",
+		summary: "Remove the service and the OpenCode wiring; memory files, repository and config stay.",
+		run:     runUninstall,
+	})
+	for _, c := range []struct {
+		name, summary string
+		f             func(context.Context, install.Options) error
+	}{
+		{"start", "Start the installed service.", install.Start},
+		{"stop", "Stop the service until the next login or start.", install.Stop},
+		{"restart", "Restart the service (after upgrading the binary).", install.Restart},
+	} {
+		register(&command{name: c.name, summary: c.summary, run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+			if len(args) > 0 {
+				return usageError{"unexpected arguments: " + strings.Join(args, " ")}
+			}
+			o, err := installOptions(e, fs, "")
+			if err != nil {
+				return err
+			}
+			if err := c.f(ctx, o); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "memoryd service: %s done\n", c.name)
+			return nil
+		}})
+	}
+}
+
+// installOptions fills install.Options from the environment and flags.
+func installOptions(e env, fs *flag.FlagSet, memoryDir string) (install.Options, error) {
+	home := e.getenv("HOME")
+	if home == "" {
+		return install.Options{}, errors.New("HOME is not set")
+	}
+	cfgPath := flagString(fs, "config")
+	if cfgPath == "" {
+		cfgPath = defaultConfigPath(e)
+	}
+	cfgPath, err := filepath.Abs(cfgPath)
+	if err != nil {
+		return install.Options{}, err
+	}
+	bin, err := os.Executable()
+	if err == nil {
+		bin, err = filepath.EvalSymlinks(bin)
+	}
+	if err != nil {
+		return install.Options{}, fmt.Errorf("find the memoryd binary: %w", err)
+	}
+	return install.Options{
+		Home:          home,
+		XDGConfigHome: e.getenv("XDG_CONFIG_HOME"),
+		Binary:        bin,
+		ConfigPath:    cfgPath,
+		MemoryDir:     memoryDir,
+		Path:          e.getenv("PATH"),
+		Stdout:        e.stdout,
+	}, nil
+}
+
+// installMemoryDir finds the folder install should set up: the flag, else
+// MEMORY_DIR, else the config file's memory_dir.
+func installMemoryDir(e env, fs *flag.FlagSet) (string, error) {
+	dir := flagString(fs, "memory-dir")
+	if dir == "" {
+		path, explicit := flagString(fs, "config"), true
+		if path == "" {
+			path, explicit = defaultConfigPath(e), false
+		}
+		cfg, err := config.Load(path, explicit, e.getenv)
+		if err != nil {
+			return "", err
+		}
+		dir = cfg.MemoryDir
+	}
+	if dir == "" {
+		return "", usageError{"say which memory folder to use: --memory-dir DIR"}
+	}
+	if strings.HasPrefix(dir, "~/") {
+		dir = filepath.Join(e.getenv("HOME"), dir[2:])
+	}
+	return filepath.Abs(dir)
+}
+
+func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return usageError{"unexpected arguments: " + strings.Join(args, " ")}
+	}
+	dir, err := installMemoryDir(e, fs)
+	if err != nil {
+		return err
+	}
+	o, err := installOptions(e, fs, dir)
+	if err != nil {
+		return err
+	}
+	o.OpenCode = flagString(fs, "opencode") == "true"
+	o.GitInit = flagString(fs, "git-init") == "true"
+	r, err := install.Install(ctx, o)
+	if err != nil {
+		return err
+	}
+	if !r.Changed() {
+		fmt.Fprintln(e.stdout, "memoryd is already installed; nothing changed")
+	}
+	return nil
+}
+
+func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return usageError{"unexpected arguments: " + strings.Join(args, " ")}
+	}
+	dir, _ := installMemoryDir(e, fs) // only used to find OpenCode entries
+	o, err := installOptions(e, fs, dir)
+	if err != nil {
+		return err
+	}
+	_, err = install.Uninstall(ctx, o)
+	return err
+}
+
+// serviceState describes the installed service for `memoryd status`.
+func serviceState(ctx context.Context, e env) string {
+	o, err := installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
+	if err != nil {
+		return ""
+	}
+	o.Binary = "" // do not compare the unit with this binary
+	st, err := install.Status(ctx, o)
+	switch {
+	case err != nil && !st.Installed:
+		return "not installed"
+	case err != nil:
+		return fmt.Sprintf("installed (%s), state unknown: %v", st.File, err)
+	case !st.Installed:
+		return "not installed"
+	case st.Running:
+		return fmt.Sprintf("%s, running (%s)", st.Platform, st.Detail)
+	default:
+		return fmt.Sprintf("%s, installed but not running (%s) — memoryd start", st.Platform, st.Detail)
+	}
+}
