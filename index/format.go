@@ -2,43 +2,55 @@ package index
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Format returns the file's canonical bytes: "---", the frontmatter as YAML
-// (two-space indent), "---", then the body with LF line endings and a final
-// newline. Keys it does not know, in the frontmatter and in metadata, are
-// kept with their comments; a known key is rewritten only when its field
-// differs from what Parse read, so formatting an unchanged memory does not
-// add keys (a name derived from the file name is not written). Setting a
-// field to its zero value removes the key. A changed Type is written where
-// the file had it (metadata.type, else a top-level type), else to
-// metadata.type. Format is stable: Format(Parse(Format(m))) == Format(m).
+// Format returns the file's bytes: "---", the frontmatter, "---", then the
+// body with LF line endings and a final newline.
 //
-// Format does not change m and is safe to call from several goroutines.
+// When no known field (Name, Title, Description, Type, Readonly) differs
+// from what Parse read, the frontmatter is written exactly as read (with LF
+// line endings), so formatting an unchanged memory never reflows it and a
+// name derived from the file name is not added. Otherwise the frontmatter is
+// re-encoded from its YAML tree with two-space indentation: keys memoryd does
+// not know, in the frontmatter and in metadata, are kept with their comments,
+// and only the changed known keys are set, added or (for a zero value)
+// removed. A changed Type is written where the file had it (metadata.type,
+// else a top-level type), else to metadata.type. A new memory (NewMemory or
+// a literal) gets name, title, description and metadata.type, readonly in
+// that order.
+//
+// Format is stable: Format(Parse(Format(m))) == Format(m). It does not
+// change m and is safe to call from several goroutines.
 func (m *Memory) Format() []byte {
-	doc := m.document()
-	m.syncTo(doc.Content[0], m.fields())
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	if !isEmptyDoc(doc) {
-		if err := encodeYAML(&b, doc); err != nil {
-			// Unreachable for nodes decoded from text yaml.v3 accepted;
-			// keep the known fields rather than fail.
-			b.Truncate(len("---\n"))
-			fresh := newDocument()
-			(&Memory{}).syncTo(fresh.Content[0], m.fields())
-			_ = encodeYAML(&b, fresh)
+	if cur := m.fields(); m.parsed && cur == m.orig {
+		b.WriteString(m.front)
+	} else {
+		doc := m.document()
+		m.syncTo(doc.Content[0], cur)
+		if !isEmptyDoc(doc) {
+			if err := encodeYAML(&b, doc); err != nil {
+				// Unreachable for nodes decoded from text yaml.v3
+				// accepted; keep the known fields rather than fail.
+				b.Truncate(len("---\n"))
+				fresh := newDocument()
+				(&Memory{}).syncTo(fresh.Content[0], cur)
+				_ = encodeYAML(&b, fresh)
+			}
 		}
 	}
 	b.WriteString("---\n")
-	body := strings.ReplaceAll(m.Body, "\r\n", "\n")
-	b.WriteString(body)
+	body := toLF(m.Body)
 	if body != "" && !strings.HasSuffix(body, "\n") {
-		b.WriteByte('\n')
+		// A CR at the end would pair with the added LF.
+		body = strings.TrimRight(body, "\r") + "\n"
 	}
+	b.WriteString(body)
 	return b.Bytes()
 }
 
@@ -64,7 +76,7 @@ func newDocument() *yaml.Node {
 // document returns a fresh parse of the frontmatter as read, so that Format
 // never changes m.
 func (m *Memory) document() *yaml.Node {
-	if m.front != "" {
+	if m.parsed {
 		if doc, err := decodeFrontmatter(m.File, m.front); err == nil {
 			return doc
 		}
@@ -74,70 +86,95 @@ func (m *Memory) document() *yaml.Node {
 
 // syncTo writes the fields of cur that differ from what Parse read into root.
 func (m *Memory) syncTo(root *yaml.Node, cur fields) {
+	e := &editor{root: root}
 	o := m.orig
 	if cur.name != o.name {
-		setString(root, "name", cur.name, "")
+		e.setString(root, "name", cur.name, "")
 	}
 	if cur.title != o.title {
-		setString(root, "title", cur.title, "name", "")
+		e.setString(root, "title", cur.title, "name", "")
 	}
 	if cur.description != o.description {
-		setString(root, "description", cur.description, "title", "name", "")
+		e.setString(root, "description", cur.description, "title", "name", "")
 	}
 	if cur.typ != o.typ {
-		setType(root, cur.typ)
+		e.setType(cur.typ)
 	}
 	if cur.readonly != o.readonly {
 		if cur.readonly {
-			meta := metadataNode(root)
-			setValue(meta, "readonly", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "type", "")
+			e.setValue(e.metadata(true), "readonly", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "type", "")
 		} else {
-			removeMeta(root, "readonly")
+			e.removeMeta("readonly")
+		}
+	}
+	for _, old := range e.detached {
+		if old.Anchor != "" {
+			expandAliases(root, old)
 		}
 	}
 }
 
-func setType(root *yaml.Node, typ string) {
+// editor changes a frontmatter tree and remembers the nodes it took out,
+// whose aliases must then be expanded.
+type editor struct {
+	root     *yaml.Node
+	detached []*yaml.Node
+}
+
+func (e *editor) setType(typ string) {
 	if typ == "" {
-		removeMeta(root, "type")
-		removeKey(root, "type")
+		e.removeMeta("type")
+		e.removeKey(e.root, "type")
 		return
 	}
-	meta := lookup(root, "metadata")
-	if meta == nil || lookup(meta, "type") == nil {
-		if lookup(root, "type") != nil {
-			setString(root, "type", typ, "")
-			return
-		}
+	if meta := e.metadata(false); (meta == nil || indexOf(meta, "type") < 0) && indexOf(e.root, "type") >= 0 {
+		e.setString(e.root, "type", typ, "")
+		return
 	}
-	setString(metadataNode(root), "type", typ, "")
+	e.setString(e.metadata(true), "type", typ, "")
 }
 
-// metadataNode returns root's metadata mapping, creating it when absent or null.
-func metadataNode(root *yaml.Node) *yaml.Node {
-	if i := indexOf(root, "metadata"); i >= 0 {
-		v := root.Content[i+1]
-		if v.Kind == yaml.MappingNode {
-			return v
+// metadata returns the root's metadata mapping, owned by this key (an alias
+// to a mapping is replaced by a copy). With create, a missing or null
+// metadata becomes an empty mapping; without, it is nil.
+func (e *editor) metadata(create bool) *yaml.Node {
+	i := indexOf(e.root, "metadata")
+	if i < 0 {
+		if !create {
+			return nil
 		}
-		fresh := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: v.LineComment}
-		root.Content[i+1] = fresh
+		fresh := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		e.root.Content = append(e.root.Content, scalar("metadata"), fresh)
 		return fresh
 	}
-	fresh := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	root.Content = append(root.Content, scalar("metadata"), fresh)
+	v := e.root.Content[i+1]
+	switch {
+	case v.Kind == yaml.MappingNode:
+		return v
+	case v.Kind == yaml.AliasNode && v.Alias != nil && v.Alias.Kind == yaml.MappingNode:
+		own := *v.Alias
+		own.Anchor, own.Content = "", slices.Clone(own.Content)
+		own.HeadComment, own.LineComment, own.FootComment = v.HeadComment, v.LineComment, v.FootComment
+		e.root.Content[i+1] = &own
+		return &own
+	case !create:
+		return nil
+	}
+	fresh := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: v.LineComment}
+	e.root.Content[i+1] = fresh
+	e.detached = append(e.detached, v)
 	return fresh
 }
 
 // removeMeta removes metadata.key, and metadata itself if that empties it.
-func removeMeta(root *yaml.Node, key string) {
-	meta := lookup(root, "metadata")
-	if meta == nil || meta.Kind != yaml.MappingNode || indexOf(meta, key) < 0 {
+func (e *editor) removeMeta(key string) {
+	meta := e.metadata(false)
+	if meta == nil || indexOf(meta, key) < 0 {
 		return
 	}
-	removeKey(meta, key)
+	e.removeKey(meta, key)
 	if len(meta.Content) == 0 && meta.HeadComment == "" && meta.FootComment == "" {
-		removeKey(root, "metadata")
+		e.removeKey(e.root, "metadata")
 	}
 }
 
@@ -148,20 +185,20 @@ func scalar(s string) *yaml.Node {
 // setString sets key to s, or removes key when s is "". A new key goes
 // right after the first key of after that exists; "" in after stands for
 // "first in the mapping"; with none of after found it goes last.
-func setString(m *yaml.Node, key, s string, after ...string) {
+func (e *editor) setString(m *yaml.Node, key, s string, after ...string) {
 	if s == "" {
-		removeKey(m, key)
+		e.removeKey(m, key)
 		return
 	}
-	setValue(m, key, scalar(s), after...)
+	e.setValue(m, key, scalar(s), after...)
 }
 
-func setValue(m *yaml.Node, key string, v *yaml.Node, after ...string) {
+func (e *editor) setValue(m *yaml.Node, key string, v *yaml.Node, after ...string) {
 	if i := indexOf(m, key); i >= 0 {
 		old := m.Content[i+1]
 		v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
-		v.Anchor = old.Anchor // an alias elsewhere may refer to it
 		m.Content[i+1] = v
+		e.detached = append(e.detached, old)
 		return
 	}
 	at := len(m.Content)
@@ -175,14 +212,26 @@ func setValue(m *yaml.Node, key string, v *yaml.Node, after ...string) {
 			break
 		}
 	}
-	m.Content = append(m.Content, nil, nil)
-	copy(m.Content[at+2:], m.Content[at:])
-	m.Content[at], m.Content[at+1] = scalar(key), v
+	m.Content = slices.Insert(m.Content, at, scalar(key), v)
 }
 
-func removeKey(m *yaml.Node, key string) {
+func (e *editor) removeKey(m *yaml.Node, key string) {
 	if i := indexOf(m, key); i >= 0 {
-		m.Content = append(m.Content[:i], m.Content[i+2:]...)
+		e.detached = append(e.detached, m.Content[i+1])
+		m.Content = slices.Delete(m.Content, i, i+2)
+	}
+}
+
+// expandAliases replaces every alias of old below n by a copy of old, so
+// that old can leave the tree without leaving aliases to nothing.
+func expandAliases(n, old *yaml.Node) {
+	for _, c := range n.Content {
+		if c.Kind == yaml.AliasNode && c.Alias == old {
+			*c = *old
+			c.Anchor = ""
+			continue
+		}
+		expandAliases(c, old)
 	}
 }
 

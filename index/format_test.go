@@ -65,8 +65,13 @@ No exceptions.
 }
 
 func TestFormatNormalises(t *testing.T) {
-	m := mustParse(t, "x.md", "\uFEFF---\r\nname:   x\r\nmetadata:\r\n    type: user\r\n---\r\nbody")
-	checkFormat(t, m, "---\nname: x\nmetadata:\n  type: user\n---\nbody\n")
+	m := mustParse(t, "x.md", "\uFEFF--- \r\nname:   x # n\r\nmetadata:\r\n    type: user\r\n---\r\nbody")
+	// Unchanged: the frontmatter is kept as it was, with LF endings.
+	checkFormat(t, m, "---\nname:   x # n\nmetadata:\n    type: user\n---\nbody\n")
+	// Changed: re-encoded.
+	c := *m
+	c.Description = "d"
+	checkFormat(t, &c, "---\nname: x # n\ndescription: d\nmetadata:\n  type: user\n---\nbody\n")
 }
 
 func TestFormatChangedFields(t *testing.T) {
@@ -101,6 +106,12 @@ func TestFormatChangedFields(t *testing.T) {
 			"---\nname: x\ndescription: e # keep\n---\n"},
 		{"unchanged readonly yes kept", "---\nname: x\nmetadata:\n  readonly: yes\n---\n", func(m *Memory) { m.Description = "d" },
 			"---\nname: x\ndescription: d\nmetadata:\n  readonly: yes\n---\n"},
+		{"anchored value replaced", "---\nname: &n x\nalso: *n\n---\n", func(m *Memory) { m.Name = "y" },
+			"---\nname: y\nalso: x\n---\n"},
+		{"anchored value removed", "---\ntitle: &t T\nalso: [*t]\n---\n", func(m *Memory) { m.Title = "" },
+			"---\nalso: [T]\n---\n"},
+		{"aliased metadata copied", "---\nbase: &b {type: user, x: 1}\nmetadata: *b\n---\n", func(m *Memory) { m.Type = "project" },
+			"---\nbase: &b {type: user, x: 1}\nmetadata: {type: project, x: 1}\n---\n"},
 		{"empty frontmatter", "---\n---\n", func(*Memory) {}, "---\n---\n"},
 		{"body kept byte for byte", "---\nname: x\n---\n\n  indented\n\n\n", func(*Memory) {},
 			"---\nname: x\n---\n\n  indented\n\n\n"},

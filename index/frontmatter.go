@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -12,21 +13,32 @@ import (
 // frontLine is the file line where the frontmatter text starts (after "---").
 const frontLine = 2
 
+// frontmatter is the YAML text between the "---" lines of one file.
+type frontmatter struct {
+	rel  string
+	text string
+}
+
 // readFrontmatter parses the frontmatter text and returns the known fields.
-func readFrontmatter(rel, front string) (fields, error) {
-	doc, err := decodeFrontmatter(rel, front)
+func readFrontmatter(rel, text string) (fields, error) {
+	fm := frontmatter{rel, text}
+	doc, err := fm.decode()
 	if err != nil {
 		return fields{}, err
 	}
-	return knownFields(rel, doc.Content[0])
+	return fm.known(doc.Content[0])
 }
 
-// decodeFrontmatter parses front into a document node whose one child is
+// decodeFrontmatter parses text into a document node whose one child is
 // the root mapping. Empty frontmatter is an empty mapping.
-func decodeFrontmatter(rel, front string) (*yaml.Node, error) {
+func decodeFrontmatter(rel, text string) (*yaml.Node, error) {
+	return frontmatter{rel, text}.decode()
+}
+
+func (fm frontmatter) decode() (*yaml.Node, error) {
 	doc := new(yaml.Node)
-	if err := yaml.Unmarshal([]byte(front), doc); err != nil {
-		return nil, yamlError(rel, front, err)
+	if err := yaml.Unmarshal([]byte(fm.text), doc); err != nil {
+		return nil, fm.yamlError(err)
 	}
 	if doc.Kind != yaml.DocumentNode {
 		doc = &yaml.Node{Kind: yaml.DocumentNode, HeadComment: doc.HeadComment, FootComment: doc.FootComment}
@@ -35,16 +47,42 @@ func decodeFrontmatter(rel, front string) (*yaml.Node, error) {
 		doc.Content = []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}
 	}
 	if root := doc.Content[0]; root.Kind != yaml.MappingNode {
-		return nil, &ParseError{rel, root.Line + frontLine - 1, "frontmatter is not a mapping of keys to values"}
+		return nil, fm.errorAt(root.Line, "frontmatter is not a mapping of keys to values")
+	}
+	if err := fm.checkDuplicates(doc.Content[0]); err != nil {
+		return nil, err
 	}
 	return doc, nil
+}
+
+// fileLine turns a 1-based yaml.v3 line into a file line. YAML also breaks
+// lines at a lone CR, NEL, LS and PS; the file counts only LF. A line past
+// the end is the closing "---".
+func (fm frontmatter) fileLine(yamlLine int) int {
+	y, f := 1, frontLine
+	for i := 0; i < len(fm.text) && y < yamlLine; {
+		r, size := utf8.DecodeRuneInString(fm.text[i:])
+		switch r {
+		case '\n':
+			y, f = y+1, f+1
+		case '\r', 0x85, 0x2028, 0x2029:
+			y++
+		}
+		i += size
+	}
+	return f
+}
+
+func (fm frontmatter) errorAt(yamlLine int, msg string) *ParseError {
+	return &ParseError{fm.rel, fm.fileLine(yamlLine), msg}
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
 // reports their line 0-based (scanner errors are 1-based), and at the start
-// of the construct it was parsing rather than where it gave up.
+// of the construct it was parsing rather than where it gave up, so their
+// line can be a little early.
 var yamlParserProblems = map[string]bool{
 	"did not find expected <stream-start>": true, "did not find expected <document start>": true,
 	"found undefined tag handle": true, "did not find expected node content": true,
@@ -55,37 +93,32 @@ var yamlParserProblems = map[string]bool{
 }
 
 // yamlError turns a yaml.v3 error into a *ParseError with a file line.
-func yamlError(rel, front string, err error) error {
+func (fm frontmatter) yamlError(err error) error {
 	msg := err.Error()
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if yamlParserProblems[m[2]] {
 			n++
 		}
-		// An error at the end of the text points at the closing "---".
-		n = min(n, strings.Count(front, "\n")+1)
-		return &ParseError{rel, n + frontLine - 1, "invalid YAML: " + m[2]}
+		return fm.errorAt(n, "invalid YAML: "+m[2])
 	}
 	// yaml.v3 leaves the line out for its first line, and for a few
-	// errors that concern the whole text.
+	// errors about the whole text; point at a control character if any.
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := frontLine
-	for i, l := range lines(front) {
+	for i, l := range lines(fm.text) {
 		if strings.IndexFunc(l, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
 			line = i + frontLine
 			break
 		}
 	}
-	return &ParseError{rel, line, "invalid YAML: " + msg}
+	return &ParseError{fm.rel, line, "invalid YAML: " + msg}
 }
 
-// knownFields reads name, title, description, type and metadata.{type,readonly}
-// from the root mapping and rejects duplicate keys.
-func knownFields(rel string, root *yaml.Node) (fields, error) {
+// known reads name, title, description, type and metadata.{type,readonly}
+// from the root mapping.
+func (fm frontmatter) known(root *yaml.Node) (fields, error) {
 	var f fields
-	if err := checkDuplicates(rel, root); err != nil {
-		return f, err
-	}
 	var topType, metaType string
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolve(root.Content[i+1])
@@ -101,14 +134,14 @@ func knownFields(rel string, root *yaml.Node) (fields, error) {
 			dst = &topType
 		case "metadata":
 			var err error
-			if metaType, f.readonly, err = metadataFields(rel, v); err != nil {
+			if metaType, f.readonly, err = fm.metadata(v); err != nil {
 				return f, err
 			}
 			continue
 		default:
 			continue
 		}
-		s, err := scalarString(rel, k.Value, v)
+		s, err := fm.scalar(k.Value, v)
 		if err != nil {
 			return f, err
 		}
@@ -121,21 +154,18 @@ func knownFields(rel string, root *yaml.Node) (fields, error) {
 	return f, nil
 }
 
-func metadataFields(rel string, v *yaml.Node) (typ string, readonly bool, err error) {
+func (fm frontmatter) metadata(v *yaml.Node) (typ string, readonly bool, err error) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return "", false, nil
 	}
 	if v.Kind != yaml.MappingNode {
-		return "", false, &ParseError{rel, v.Line + frontLine - 1, "metadata is not a mapping of keys to values"}
-	}
-	if err := checkDuplicates(rel, v); err != nil {
-		return "", false, err
+		return "", false, fm.errorAt(v.Line, "metadata is not a mapping of keys to values")
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolve(v.Content[i+1])
 		switch k.Value {
 		case "type":
-			if typ, err = scalarString(rel, "metadata.type", val); err != nil {
+			if typ, err = fm.scalar("metadata.type", val); err != nil {
 				return "", false, err
 			}
 		case "readonly":
@@ -143,6 +173,40 @@ func metadataFields(rel string, v *yaml.Node) (typ string, readonly bool, err er
 		}
 	}
 	return typ, readonly, nil
+}
+
+func (fm frontmatter) scalar(key string, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", fm.errorAt(v.Line, key+" is not a single value")
+	}
+	if v.Tag == "!!null" {
+		return "", nil
+	}
+	return v.Value, nil
+}
+
+// checkDuplicates rejects a mapping, at any depth below n, that defines a
+// key twice, as YAML decoders (and the agents reading these files) do.
+func (fm frontmatter) checkDuplicates(n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode && len(n.Content) >= 4 {
+		seen := make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			if first, ok := seen[k.Value]; ok {
+				return fm.errorAt(k.Line, fmt.Sprintf("key %q is defined twice (first on line %d)", k.Value, fm.fileLine(first)))
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if err := fm.checkDuplicates(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // truthy reads a readonly flag generously: a hand-curated file marked
@@ -160,36 +224,4 @@ func resolve(n *yaml.Node) *yaml.Node {
 		return n.Alias
 	}
 	return n
-}
-
-func scalarString(rel, key string, v *yaml.Node) (string, error) {
-	if v.Kind != yaml.ScalarNode {
-		return "", &ParseError{rel, v.Line + frontLine - 1, key + " is not a single value"}
-	}
-	if v.Tag == "!!null" {
-		return "", nil
-	}
-	return v.Value, nil
-}
-
-// checkDuplicates rejects a mapping that defines a key twice, as YAML
-// decoders (and the agents reading these files) do.
-func checkDuplicates(rel string, m *yaml.Node) error {
-	n := len(m.Content) / 2
-	if n < 2 {
-		return nil
-	}
-	seen := make(map[string]int, n)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if k.Kind != yaml.ScalarNode {
-			continue
-		}
-		if first, ok := seen[k.Value]; ok {
-			return &ParseError{rel, k.Line + frontLine - 1,
-				fmt.Sprintf("key %q is defined twice (first on line %d)", k.Value, first)}
-		}
-		seen[k.Value] = k.Line + frontLine - 1
-	}
-	return nil
 }

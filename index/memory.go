@@ -29,8 +29,9 @@ type Memory struct {
 	Body        string // text after the frontmatter, LF line endings
 	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
 
-	front string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
-	orig  fields // the known fields as read, so Format touches only what changed
+	parsed bool   // made by Parse: front and orig are set
+	front  string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
+	orig   fields // the known fields as read, so Format touches only what changed
 }
 
 // fields are the frontmatter keys memoryd understands.
@@ -68,7 +69,7 @@ func NewMemory(typ, name, description, body string) *Memory {
 		file = typ + "-" + file
 	}
 	return &Memory{File: file, Name: name, Description: description, Type: typ,
-		Body: strings.ReplaceAll(body, "\r\n", "\n")}
+		Body: toLF(body)}
 }
 
 const bom = "\uFEFF"
@@ -99,10 +100,7 @@ func parse(rel string, data []byte, hash string) (*Memory, error) {
 	if !utf8.Valid(data) {
 		return nil, &ParseError{rel, invalidUTF8Line(data), "not valid UTF-8 text"}
 	}
-	text := strings.TrimPrefix(string(data), bom)
-	if strings.IndexByte(text, '\r') >= 0 {
-		text = strings.ReplaceAll(text, "\r\n", "\n")
-	}
+	text := toLF(strings.TrimPrefix(string(data), bom))
 	if line := conflictMarkerLine(text); line > 0 {
 		return nil, &ParseError{rel, line, "git conflict marker: finish the merge and remove the markers"}
 	}
@@ -120,8 +118,26 @@ func parse(rel string, data []byte, hash string) (*Memory, error) {
 	return &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
 		Type: f.typ, Readonly: f.readonly, Body: body, Hash: hash,
-		front: front, orig: f,
+		parsed: true, front: front, orig: f,
 	}, nil
+}
+
+// toLF turns CRLF line endings into LF. Carriage returns right before a line
+// feed all go ("a\r\r\n" is "a\n"), so that toLF(toLF(s)) == toLF(s).
+func toLF(s string) string {
+	if !strings.Contains(s, "\r\n") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			for len(b) > 0 && b[len(b)-1] == '\r' {
+				b = b[:len(b)-1]
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 // nameFromFile derives a name for a file whose frontmatter has none:
@@ -177,7 +193,7 @@ func conflictMarkerLine(text string) int {
 		switch {
 		case isMarker(line, "<<<<<<<"), isMarker(line, ">>>>>>>"), isMarker(line, "|||||||"):
 			strong = true
-		case line == "=======":
+		case strings.TrimRight(line, " \t\r") == "=======":
 		default:
 			continue
 		}
@@ -193,7 +209,7 @@ func conflictMarkerLine(text string) int {
 
 func isMarker(line, marker string) bool {
 	rest, ok := strings.CutPrefix(line, marker)
-	return ok && (rest == "" || rest[0] == ' ')
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r')
 }
 
 // lines iterates over the lines of text with their 0-based index.

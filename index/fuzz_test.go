@@ -1,0 +1,120 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"gopkg.in/yaml.v3"
+	"strings"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		withUnknownKeys,
+		"---\nname: x\ndescription: d\nmetadata:\n  type: user\n  readonly: true\n---\nbody\n",
+		"\uFEFF---\r\nname: x\r\ntype: feedback\r\n---\r\nb",
+		"---\n---\n",
+		"---\n# c\nname: &a x\ntitle: *a\n---\n",
+		"---\nname: x\ndescription: |\n  two\n  lines\n---\n",
+		"---\nname: x\n---\n<<<<<<< a\n=======\n>>>>>>> b\n",
+		"---\nname: [x\n---\n",
+		"no frontmatter",
+		"---\nk: {a: [1, 2], b: \"q\"}\nmetadata: {type: project}\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Parse("f.md", data)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.File != "f.md" || pe.Line < 0 || pe.Line > bytes.Count(data, []byte("\n"))+1 {
+				t.Fatalf("bad error %#v", err)
+			}
+			return
+		}
+		out := m.Format()
+		again, err := Parse("f.md", out)
+		if err != nil {
+			t.Fatalf("Format output does not parse: %v\n%s", err, out)
+		}
+		if again.Name != m.Name || again.Title != m.Title || again.Description != m.Description ||
+			again.Type != m.Type || again.Readonly != m.Readonly ||
+			trimEOL(again.Body) != trimEOL(m.Body) {
+			t.Fatalf("fields changed by Format:\n%+v\n%+v\n%s", *m, *again, out)
+		}
+		if twice := again.Format(); !bytes.Equal(twice, out) {
+			t.Fatalf("Format not stable:\n%q\n%q", out, twice)
+		}
+		c := *m
+		c.Name, c.Description, c.Type, c.Readonly = "renamed", "new\ndescription", "project", !m.Readonly
+		changed, err := Parse("f.md", c.Format())
+		if err != nil {
+			t.Fatalf("changed Format does not parse: %v\n%s", err, c.Format())
+		}
+		if changed.Name != c.Name || changed.Description != c.Description || changed.Type != c.Type || changed.Readonly != c.Readonly {
+			t.Fatalf("changed fields lost:\n%+v\n%s", *changed, c.Format())
+		}
+		// yaml.v3 cannot re-encode every document faithfully (block scalars
+		// that start with a blank line, nulls in flow mappings); check that
+		// Format keeps unknown keys wherever yaml.v3 itself can.
+		var plain bytes.Buffer
+		if encodeYAML(&plain, m.document()) == nil && sameUnknown(t, m.front, plain.String()) &&
+			!sameUnknown(t, m.front, frontOf(t, c.Format())) {
+			t.Fatalf("unknown keys changed:\n%s\n----\n%s", m.front, c.Format())
+		}
+		_ = Build(Snapshot{Memories: []*Memory{m, &c}})
+	})
+}
+
+func frontOf(t *testing.T, data []byte) string {
+	m, err := Parse("f.md", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.front
+}
+
+// sameUnknown reports whether two frontmatters hold the same values apart
+// from the known keys, ignoring style, comments and positions.
+func sameUnknown(t *testing.T, a, b string) bool {
+	strip := func(s string) *yaml.Node {
+		doc, err := decodeFrontmatter("f.md", s)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, s)
+		}
+		root := doc.Content[0]
+		e := &editor{root: root}
+		for _, k := range []string{"name", "title", "description", "type"} {
+			e.removeKey(root, k)
+		}
+		e.removeMeta("type")
+		e.removeMeta("readonly")
+		if meta := e.metadata(false); meta == nil || len(meta.Content) == 0 {
+			e.removeKey(root, "metadata")
+		}
+		return root
+	}
+	budget := 10000
+	return sameNode(strip(a), strip(b), &budget)
+}
+
+// sameNode compares two trees through aliases, giving up (true) after
+// budget nodes so that alias bombs stay cheap.
+func sameNode(a, b *yaml.Node, budget *int) bool {
+	if *budget--; *budget < 0 {
+		return true
+	}
+	a, b = resolve(a), resolve(b)
+	if a.Kind != b.Kind || a.Tag != b.Tag || len(a.Content) != len(b.Content) ||
+		a.Kind == yaml.ScalarNode && a.Tag != "!!null" && a.Value != b.Value {
+		return false
+	}
+	for i := range a.Content {
+		if !sameNode(a.Content[i], b.Content[i], budget) {
+			return false
+		}
+	}
+	return true
+}
+
+func trimEOL(s string) string { return strings.TrimRight(strings.TrimSuffix(s, "\n"), "\r") }
