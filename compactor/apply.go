@@ -1,0 +1,250 @@
+package compactor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/index"
+)
+
+// applier applies validated ops to the folder. Every op first re-reads the
+// files it acts on and compares their bytes with the scan the plan was made
+// from; a file changed in between (a hand edit during the LLM call) makes
+// the op skip, so the edit survives.
+type applier struct {
+	dir     string
+	log     *slog.Logger
+	delay   time.Duration
+	res     *Result
+	touched map[string]bool // files written or removed
+}
+
+// errSkip is an op that must not be applied; its text is the reason.
+type errSkip string
+
+func (e errSkip) Error() string { return string(e) }
+
+func skipf(format string, args ...any) error { return errSkip(fmt.Sprintf(format, args...)) }
+
+// applyAll applies ops in order. It stops at the first write that fails
+// (the disk is unlikely to accept the next one) and returns that error;
+// what was applied before it stays applied and is committed.
+func (a *applier) applyAll(ops []*planned) error {
+	for _, p := range ops {
+		if a.delay > 0 {
+			time.Sleep(a.delay)
+		}
+		err := a.apply(p)
+		var skip errSkip
+		switch {
+		case err == nil:
+			a.res.count(p.Op)
+		case errors.As(err, &skip):
+			a.res.Skipped = append(a.res.Skipped, Skipped{Op: p.Op, Reason: string(skip)})
+			a.log.Warn("op skipped", "op", clip(p.Op.String(), 200), "reason", string(skip))
+		default:
+			return fmt.Errorf("compaction: apply %s: %w", clip(p.Op.String(), 80), err)
+		}
+	}
+	return nil
+}
+
+func (a *applier) apply(p *planned) error {
+	switch {
+	case p.dedupe:
+		return a.dedupe(p)
+	case p.Op.Op == OpMerge:
+		return a.merge(p)
+	case p.Op.Op == OpDelete:
+		if _, err := a.current(p.mems[0]); err != nil {
+			return err
+		}
+		return a.remove(p.mems[0].File)
+	case p.Op.Op == OpRewrite:
+		return a.rewrite(p)
+	case p.Op.Op == OpFlag:
+		return a.flag(p)
+	}
+	return skipf("unknown op %q", p.Op.Op)
+}
+
+// paths returns the touched files, sorted.
+func (a *applier) paths() []string {
+	out := make([]string, 0, len(a.touched)+1)
+	for f := range a.touched {
+		out = append(out, f)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// current re-reads the file m was scanned from and returns it parsed anew,
+// or an errSkip when it is gone, changed, or no longer a plain file.
+func (a *applier) current(m *index.Memory) (*index.Memory, error) {
+	data, err := readPlain(a.dir, m.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, skipf("%s: gone since the plan was made", m.File)
+	case err != nil:
+		return nil, skipf("%s: %v", m.File, err)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != m.Hash {
+		return nil, skipf("%s: changed since the plan was made", m.File)
+	}
+	cur, err := index.Parse(m.File, data)
+	if err != nil {
+		return nil, skipf("%s: %v", m.File, err)
+	}
+	return cur, nil
+}
+
+// readPlain reads dir/rel, refusing symbolic links anywhere on the way and
+// anything that is not a regular file of at most index.MaxFileSize bytes.
+func readPlain(dir, rel string) ([]byte, error) {
+	p := dir
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return nil, errors.New("a symbolic link is on its path")
+		case i < len(parts)-1 && !fi.IsDir():
+			return nil, fs.ErrNotExist
+		case i == len(parts)-1 && !fi.Mode().IsRegular():
+			return nil, errors.New("not a regular file")
+		}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, index.MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > index.MaxFileSize {
+		return nil, errors.New("larger than the file size limit")
+	}
+	return data, nil
+}
+
+func (a *applier) write(rel string, data []byte) error {
+	if _, err := atomicfile.Write(a.dir, rel, data, 0o644); err != nil {
+		return err
+	}
+	a.touched[rel] = true
+	return nil
+}
+
+func (a *applier) remove(rel string) error {
+	if err := atomicfile.Remove(a.dir, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	a.touched[rel] = true
+	return nil
+}
+
+// dedupe keeps mems[0] as it is and removes the others that are unchanged.
+func (a *applier) dedupe(p *planned) error {
+	if _, err := a.current(p.mems[0]); err != nil {
+		return err
+	}
+	removed := 0
+	for _, m := range p.mems[1:] {
+		if _, err := a.current(m); err != nil {
+			a.log.Warn("duplicate kept", "reason", err)
+			continue
+		}
+		if err := a.remove(m.File); err != nil {
+			return err
+		}
+		removed++
+	}
+	if removed == 0 {
+		return skipf("every duplicate changed since the plan was made")
+	}
+	return nil
+}
+
+// merge writes the target, then removes the sources that are not the
+// target. Every source is checked before anything is written; a source
+// edited between the write and its removal is kept.
+func (a *applier) merge(p *planned) error {
+	srcs := make([]*index.Memory, len(p.mems))
+	for i, m := range p.mems {
+		cur, err := a.current(m)
+		if err != nil {
+			return err
+		}
+		srcs[i] = cur
+	}
+	base := srcs[0]
+	if i := slices.Index(p.Files, p.target); i >= 0 {
+		base = srcs[i]
+	} else if _, err := os.Lstat(filepath.Join(a.dir, filepath.FromSlash(p.target))); !errors.Is(err, fs.ErrNotExist) {
+		return skipf("%s: the merge target appeared since the plan was made", p.target)
+	}
+	// A copy of the base keeps its unknown frontmatter keys; a title
+	// belongs to the file it was written for.
+	m := *base
+	if base.File != p.target {
+		m.File, m.Title = p.target, ""
+	}
+	m.Name, m.Type, m.Description, m.Body = p.Into.Name, p.Into.Type, p.Into.Description, p.Into.Body
+	data := m.Format()
+	if len(data) > index.MaxFileSize {
+		return skipf("%s: the merged file would exceed the size limit", p.target)
+	}
+	if err := a.write(p.target, data); err != nil {
+		return err
+	}
+	for i, src := range p.mems {
+		if src.File == p.target {
+			continue
+		}
+		if _, err := a.current(src); err != nil {
+			a.log.Warn("merged file kept", "reason", err)
+			continue
+		}
+		if err := a.remove(srcs[i].File); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewrite replaces a file's description (when given) and body, keeping its
+// other frontmatter as it is.
+func (a *applier) rewrite(p *planned) error {
+	cur, err := a.current(p.mems[0])
+	if err != nil {
+		return err
+	}
+	m := *cur
+	if p.Description != "" {
+		m.Description = p.Description
+	}
+	m.Body = p.Body
+	data := m.Format()
+	if len(data) > index.MaxFileSize {
+		return skipf("%s: the rewritten file would exceed the size limit", m.File)
+	}
+	return a.write(m.File, data)
+}

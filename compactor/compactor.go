@@ -1,0 +1,373 @@
+// Package compactor runs one compaction pass over a memory folder: it asks a
+// language model for a plan (merge near-duplicates, delete stale facts,
+// rewrite one in place, flag contradictions), validates the plan, takes a
+// git checkpoint, applies what is safe, rebuilds MEMORY.md and records the
+// result in one compaction commit.
+//
+// A pass, in order:
+//
+//  1. Take the folder's write lock (state.WriteLock in the state folder),
+//     shared with every other git writer of the folder in any process, and
+//     check that the repository is not busy. No repository: no pass
+//     (ErrNoGit), because nothing could undo it.
+//  2. Scan the folder. Fewer than Options.MinEntries (at least 2) memory
+//     files: ErrNothingToDo, without asking the model.
+//  3. Deterministic dedupe: files of the same type whose bodies have the same
+//     canonical text (index.Canonical) are merged without the model: the
+//     first (a readonly one if there is one, else the first by name) is kept
+//     as it is and the others are removed.
+//  4. Ask the model. The whole store goes in one request when its text fits
+//     Options.Budget; otherwise related files (same type, shared rare words)
+//     are packed into batches under the budget, every file in exactly one.
+//     A file whose text alone exceeds the budget is not sent (see
+//     Result.TooLarge).
+//  5. Validate every op against the scan (see Compact for the rules); ops
+//     that fail are skipped and logged, a batch's plan that would remove too
+//     many files is refused whole.
+//  6. Checkpoint: the folder's pending changes are committed as
+//     "memory: checkpoint before compaction". It is taken after the model
+//     answered, so a hand edit made during a slow call is in the
+//     checkpoint and undo never loses it. With nothing pending, the last
+//     commit that touched the folder is the checkpoint (git cannot record an
+//     empty commit through gitstore, and `memoryd history` would not list
+//     one).
+//  7. Apply the ops, each after checking that its files still hold the
+//     bytes the plan was made from. Every write is atomic.
+//  8. Rebuild MEMORY.md and commit the files the pass touched as
+//     "memory: compaction (merged M, deleted D, rewrote R, flagged F)".
+//     The compaction commit's parent is the checkpoint.
+//
+// The compactor decides nothing about when to run: the daemon and the
+// `memoryd compact` command call it.
+package compactor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/state"
+)
+
+// Commit subjects of a pass; `memoryd history` and `memoryd undo` find
+// passes by them.
+const (
+	CheckpointSubject = "memory: checkpoint before compaction"
+	CompactionPrefix  = "memory: compaction"
+)
+
+// DefaultBudget is the most characters of memory file text one request
+// carries when Options.Budget is zero.
+const DefaultBudget = 60000
+
+// Task is the llm.Request task of compaction calls.
+const Task = "compact"
+
+var (
+	// ErrNothingToDo means the pass ran and had nothing to change (also:
+	// too few files to compare). No commit was made.
+	ErrNothingToDo = errors.New("nothing to compact")
+	// ErrNoGit means the memory folder has no usable git repository.
+	ErrNoGit = errors.New("no git repository: compaction needs a checkpoint")
+	// ErrRefused means a plan would have removed more files than the bound
+	// allows and was refused whole, and nothing else was left to apply.
+	ErrRefused = errors.New("plan refused")
+)
+
+// Git is what a pass needs of the repository; *gitstore.Repo has it.
+type Git interface {
+	Busy() error
+	Changes(tracked func(rel string) bool) ([]gitstore.Change, error)
+	Commit(ctx context.Context, msg string, paths []string) (string, error)
+	History(n int) ([]gitstore.Commit, error)
+}
+
+// Options configure a Compactor.
+type Options struct {
+	// Dir is the memory folder.
+	Dir string
+	// StateDir is the folder's state directory, which holds the write lock.
+	StateDir string
+	// Owner describes this process in the lock's owner file
+	// ("pid 12, memoryd compact"); "" gives "pid N, compaction".
+	Owner string
+	// Git is the folder's repository; nil means there is none, and Compact
+	// fails with ErrNoGit. (Do not pass a nil *gitstore.Repo.)
+	Git Git
+	// LLM answers the plan requests.
+	LLM llm.Completer
+	// Model is the compaction model, "provider/model".
+	Model string
+	// Budget is the most characters of file text per request; 0 means
+	// DefaultBudget.
+	Budget int
+	// MinEntries: with fewer memory files a pass does nothing and asks
+	// nothing. Values below 2 mean 2.
+	MinEntries int
+	// OpDelay pauses before each applied op. Only for tests that kill the
+	// process in the middle of applying; 0 in real use.
+	OpDelay time.Duration
+	// Logger receives one line per pass and per skipped op; nil discards.
+	Logger *slog.Logger
+}
+
+// Compactor runs compaction passes over one memory folder. Its methods may
+// be called from any goroutine; the write lock keeps passes one at a time.
+type Compactor struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns a Compactor. It starts and reads nothing.
+func New(opts Options) *Compactor {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	opts.MinEntries = max(opts.MinEntries, 2)
+	if opts.Owner == "" {
+		opts.Owner = fmt.Sprintf("pid %d, compaction", os.Getpid())
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Compactor{opts: opts, log: log.With("component", "compactor")}
+}
+
+// Result describes a pass. A pass that fails still returns what it did up
+// to the failure.
+type Result struct {
+	DryRun bool
+	// Files is the number of readable memory files in the folder.
+	Files int
+	// Batches, Calls and CharsSent count the LLM requests of the pass and
+	// the characters of their system and user prompts.
+	Batches, Calls, CharsSent int
+	// LLMTime is the time spent waiting for the model.
+	LLMTime time.Duration
+	// TooLarge lists files whose text alone exceeds the budget; they were
+	// not sent and nothing was done to them.
+	TooLarge []string
+	// Applied lists the ops applied (in a dry run: those that would be).
+	Applied []Op
+	// Skipped lists the ops not applied, with the reason.
+	Skipped []Skipped
+	// Problems are plan-level troubles: an unusable answer, a refused plan.
+	Problems []string
+	// Counts of Applied by kind.
+	Merged, Deleted, Rewrote, Flagged int
+	// Checkpoint is the commit undo returns to; Commit the compaction
+	// commit. Both "" when no commit was made.
+	Checkpoint, Commit string
+
+	badPlans, refused int // batches whose answer was unusable or refused
+}
+
+// Skipped is an op that was not applied, and why.
+type Skipped struct {
+	Op     Op
+	Reason string
+}
+
+// Summary is the counts as the compaction commit's subject gives them.
+func (r *Result) Summary() string {
+	return fmt.Sprintf("merged %d, deleted %d, rewrote %d, flagged %d", r.Merged, r.Deleted, r.Rewrote, r.Flagged)
+}
+
+func (r *Result) count(op Op) {
+	r.Applied = append(r.Applied, op)
+	switch op.Op {
+	case OpMerge:
+		r.Merged++
+	case OpDelete:
+		r.Deleted++
+	case OpRewrite:
+		r.Rewrote++
+	case OpFlag:
+		r.Flagged++
+	}
+}
+
+// Plan is a dry run: it scans, asks the model and validates the plan like
+// Compact, and reports in the Result what would be applied and skipped. It
+// writes nothing, takes no lock and needs no repository. Errors are those of
+// Compact that can happen before the checkpoint.
+func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
+	res := &Result{DryRun: true}
+	_, todo, err := c.prepare(ctx, res)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range todo {
+		res.count(p.Op)
+	}
+	return res, nil
+}
+
+// Compact runs one pass, as the package documentation describes.
+//
+// An op is skipped, and logged, when a file it names is not a clean
+// relative path inside the folder, is reserved (MEMORY.md, _CONFLICTS.md,
+// PROTOCOL.md) or not a memory file, does not exist, could not be parsed,
+// was not among the files of its request, is readonly (flags may name
+// readonly files), is flagged as a contradiction by the same plan, or is
+// already used by an earlier op; when a merge's target name is invalid or
+// names an existing file that is not one of the merged ones; when a merge
+// or rewrite has an empty body or an unknown type; and, at apply time, when
+// a file's bytes changed since the plan was made. A batch's plan that would
+// remove more than max(1, a quarter of its files), or more than 20 files,
+// is refused whole (a merge of k files removes k-1).
+//
+// Errors: ErrNoGit; an error wrapping state.ErrLocked when another pass or
+// commit holds the lock; one wrapping gitstore.ErrBusy when the repository
+// is busy; ErrNothingToDo when nothing was changed; ErrBadPlan when no
+// answer held a usable plan; ErrRefused when the only plans were refused; an
+// LLM error (nothing was changed). After the checkpoint, the pass finishes
+// even if ctx is cancelled, so that no half-applied pass is left
+// uncommitted.
+func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	if c.opts.Git == nil {
+		return res, ErrNoGit
+	}
+	lock, err := state.TryLock(c.opts.StateDir, state.WriteLock, c.opts.Owner)
+	if err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	defer lock.Unlock()
+	if err := c.opts.Git.Busy(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	store, todo, err := c.prepare(ctx, res)
+	if err != nil {
+		return res, err
+	}
+	start := time.Now()
+	// From here on the pass completes: a cancelled context must not leave
+	// files half-applied and uncommitted.
+	actx := context.WithoutCancel(ctx)
+	if err := c.opts.Git.Busy(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
+		return res, err
+	}
+	a := &applier{dir: c.opts.Dir, log: c.log, delay: c.opts.OpDelay, res: res, touched: map[string]bool{}}
+	applyErr := a.applyAll(todo)
+	if err := c.finish(actx, store, a, res); err != nil {
+		return res, errors.Join(applyErr, err)
+	}
+	c.log.Info("compaction finished", "summary", res.Summary(), "skipped", len(res.Skipped),
+		"calls", res.Calls, "chars_sent", res.CharsSent, "llm_time", res.LLMTime.Round(time.Millisecond),
+		"apply_time", time.Since(start).Round(time.Millisecond), "checkpoint", res.Checkpoint, "commit", res.Commit)
+	if applyErr != nil {
+		return res, applyErr
+	}
+	if len(res.Applied) == 0 {
+		return res, ErrNothingToDo
+	}
+	return res, nil
+}
+
+// prepare scans the folder, plans and validates. todo is the ops to
+// apply; when there are none the error says why.
+func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*planned, error) {
+	store := index.NewStore(c.opts.Dir)
+	if err := store.Scan(); err != nil {
+		return nil, nil, fmt.Errorf("compaction: %w", err)
+	}
+	snap := store.Snapshot()
+	res.Files = len(snap.Memories)
+	if res.Files < c.opts.MinEntries {
+		return nil, nil, fmt.Errorf("%w: %d memory files, fewer than %d", ErrNothingToDo, res.Files, c.opts.MinEntries)
+	}
+	all, err := c.plan(ctx, snap, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	var todo []*planned
+	for _, p := range all {
+		if p.skip == "" {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil, c.why(res)
+	}
+	return store, todo, nil
+}
+
+// why explains a plan with nothing to apply.
+func (c *Compactor) why(res *Result) error {
+	switch {
+	case res.Batches > 0 && res.badPlans == res.Batches:
+		return fmt.Errorf("compaction: %w: %s", ErrBadPlan, res.Problems[0])
+	case res.refused > 0:
+		return fmt.Errorf("compaction: %w: %s", ErrRefused, res.Problems[len(res.Problems)-1])
+	}
+	return ErrNothingToDo
+}
+
+// checkpoint commits the folder's pending changes as the checkpoint, or
+// returns the last commit that touched the folder when nothing is pending.
+func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
+	changes, err := c.opts.Git.Changes(index.Tracked)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if len(changes) > 0 {
+		paths := make([]string, len(changes))
+		for i, ch := range changes {
+			paths[i] = ch.Path
+		}
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		hash, err := c.opts.Git.Commit(cctx, CheckpointSubject, paths)
+		if err == nil {
+			c.log.Info("checkpoint", "commit", hash, "files", len(paths))
+			return hash, nil
+		}
+		if !errors.Is(err, gitstore.ErrNothingToCommit) {
+			return "", fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	hist, err := c.opts.Git.History(1)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if len(hist) == 0 {
+		return "", errors.New("checkpoint: the memory folder has no commit to return to (are its files ignored by git?)")
+	}
+	return hist[0].Hash, nil
+}
+
+// finish rebuilds the index and makes the compaction commit.
+func (c *Compactor) finish(ctx context.Context, store *index.Store, a *applier, res *Result) error {
+	if err := store.Scan(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if _, err := store.WriteIndex(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if len(a.touched) == 0 {
+		return nil
+	}
+	paths := append(a.paths(), index.IndexFile)
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	hash, err := c.opts.Git.Commit(cctx, commitMessage(res), paths)
+	if errors.Is(err, gitstore.ErrNothingToCommit) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("compaction commit: %w", err)
+	}
+	res.Commit = hash
+	return nil
+}
