@@ -1,0 +1,119 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+const (
+	defaultAnthropicBase = "https://api.anthropic.com"
+	anthropicVersion     = "2023-06-01"
+	// anthropicMaxTokens bounds the answer; the messages API requires a
+	// bound, and a compaction plan of a large store can be long.
+	anthropicMaxTokens = 8192
+)
+
+// anthropic speaks the Anthropic messages API.
+type anthropic struct {
+	http     *httpClient
+	endpoint string
+	prefix   string // "anthropic/" for api.anthropic.com, else ""
+}
+
+func newAnthropic(opts Options, log *slog.Logger) (*anthropic, error) {
+	base := opts.BaseURL
+	if base == "" {
+		base = defaultAnthropicBase
+	}
+	base, u, err := parseBase(base)
+	if err != nil {
+		return nil, err
+	}
+	base = strings.TrimSuffix(base, "/v1")
+	p := &anthropic{http: newHTTPClient(opts, log), endpoint: base + "/v1/messages"}
+	if u.Hostname() == "api.anthropic.com" {
+		p.prefix = "anthropic/"
+	}
+	return p, nil
+}
+
+type anthropicRequest struct {
+	Model     string `json:"model"`
+	MaxTokens int    `json:"max_tokens"`
+	System    string `json:"system,omitempty"`
+	Messages  []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+type anthropicAnswer struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StopReason string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens              int `json:"input_tokens"`
+		OutputTokens             int `json:"output_tokens"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+// Complete implements Completer. JSON mode is an instruction in the system
+// prompt: the messages API has no native JSON mode.
+func (p *anthropic) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := req.check(); err != nil {
+		return Response{}, err
+	}
+	model := req.Model
+	if p.prefix != "" {
+		model = strings.TrimPrefix(model, p.prefix)
+	}
+	body := anthropicRequest{
+		Model:     model,
+		MaxTokens: anthropicMaxTokens,
+		System:    withJSONInstruction(req.System, req.JSON),
+	}
+	body.Messages = append(body.Messages, struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}{"user", req.Prompt})
+	header := http.Header{}
+	header.Set("anthropic-version", anthropicVersion)
+	if p.http.apiKey != "" {
+		header.Set("x-api-key", p.http.apiKey)
+	}
+	return p.http.complete(ctx, req, model, p.endpoint, header, body, parseAnthropic)
+}
+
+func parseAnthropic(data []byte) (Response, error) {
+	var a anthropicAnswer
+	if err := json.Unmarshal(data, &a); err != nil {
+		return Response{}, fmt.Errorf("decode answer: %w", err)
+	}
+	var text strings.Builder
+	for _, c := range a.Content {
+		if c.Type == "text" {
+			text.WriteString(c.Text)
+		}
+	}
+	if text.Len() == 0 {
+		if a.StopReason == "" {
+			return Response{}, errors.New("empty answer")
+		}
+		return Response{}, fmt.Errorf("empty answer (stop_reason %q)", a.StopReason)
+	}
+	u := a.Usage
+	return Response{
+		Text:         text.String(),
+		InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens: u.OutputTokens,
+	}, nil
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package llm
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}
+
+func terminate(cmd *exec.Cmd) error { return cmd.Process.Kill() }

@@ -1,0 +1,14 @@
+//go:build unix
+
+package llm
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// terminate sends SIGTERM to the process group of cmd, so that anything
+// opencode started ends with it.
+func terminate(cmd *exec.Cmd) error {
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+}
