@@ -21,6 +21,14 @@ type frontmatter struct {
 
 // readFrontmatter parses the frontmatter text and returns the known fields.
 func readFrontmatter(rel, text string) (fields, error) {
+	if f, ok := fastFields(text); ok {
+		return f, nil
+	}
+	return slowFields(rel, text)
+}
+
+// slowFields is readFrontmatter through yaml.v3.
+func slowFields(rel, text string) (fields, error) {
 	fm := frontmatter{rel, text}
 	doc, err := fm.decode()
 	if err != nil {

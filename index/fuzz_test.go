@@ -20,6 +20,14 @@ func FuzzParse(f *testing.F) {
 		"---\nname: [x\n---\n",
 		"no frontmatter",
 		"---\nk: {a: [1, 2], b: \"q\"}\nmetadata: {type: project}\n---\n",
+		// Found by fuzzing.
+		"---\n---\n<<<<<<<\r",
+		"---\n\r\r0000\n---",
+		"---\n0: 0000000\nmetadata: {}\n---",
+		"---\nname: &a \n0: *a\n---",
+		"---\n0000: 0\n0000000000: |\n\n 0\n---",
+		"---\n---\n\r",
+		"---\n0:\n  e: \n  e:\n---",
 	} {
 		f.Add([]byte(s))
 	}
@@ -118,3 +126,55 @@ func sameNode(a, b *yaml.Node, budget *int) bool {
 }
 
 func trimEOL(s string) string { return strings.TrimRight(strings.TrimSuffix(s, "\n"), "\r") }
+
+// FuzzFastPath checks that wherever the fast frontmatter reader answers, it
+// answers what yaml.v3 does.
+func FuzzFastPath(f *testing.F) {
+	for _, s := range []string{
+		"name: prefers-tabs\ndescription: Prefers tabs over spaces, always\nmetadata:\n  type: feedback\n  readonly: true\n",
+		"name: x\ntype: User\ntitle: A title: with colon\n",
+		"# comment\nname: x # not a comment?\n\nmetadata:\n\n    type: project\n    source: hand\n",
+		"name: ~\ndescription: null\nmetadata:\n",
+		"name: x\n  continued\n",
+		"description:\n  a: b\n",
+		"name: 'quoted'\n",
+		"tags: [a, b]\n",
+		"a: b:c\nd: e#f\ng: h :i\nj: 1.5\nk: 0x10\nl: .inf\nm: <<\nn: =\n",
+		"name: x\nname: y\n",
+		"metadata:\n  type: a\n  type: b\n",
+		"x:\n  y:\n    z: 1\n",
+		"name: café ü 中文\n",
+		"name: a\u0085b\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		fast, ok := fastFields(text)
+		if !ok {
+			return
+		}
+		slow, err := slowFields("f.md", text)
+		if err != nil {
+			t.Fatalf("fast path accepted what yaml.v3 rejects (%v):\n%s", err, text)
+		}
+		if fast != slow {
+			t.Fatalf("fast %+v\nslow %+v\n%s", fast, slow, text)
+		}
+	})
+}
+
+// TestFastPathCoversCommonFiles guards the speed of Scan: the frontmatter
+// agents and memoryd itself write must not need yaml.v3.
+func TestFastPathCoversCommonFiles(t *testing.T) {
+	common := []string{
+		string(NewMemory("feedback", "prefers-tabs", "Prefers tabs over spaces, in every language (Go too)", "b").Format()),
+		"---\nname: email\ndescription: Work email is a@b.example; personal is c@d.example\ntype: user\n---\n",
+		"---\nname: x\ntitle: Deploys — how and when\ndescription: Deploy on Fridays? Never.\nmetadata:\n  type: project\n  readonly: true\n  source: hand-written\n---\n",
+	}
+	for _, c := range common {
+		m := mustParse(t, "x.md", c)
+		if _, ok := fastFields(m.front); !ok {
+			t.Errorf("fast path refused:\n%s", m.front)
+		}
+	}
+}
