@@ -9,8 +9,9 @@ import (
 
 // item is one memory file and its text as the model sees it.
 type item struct {
-	mem  *index.Memory
-	text string
+	mem   *index.Memory
+	text  string // render(mem)
+	canon string // index.Canonical(mem.Body)
 }
 
 // batch is the files of one LLM request.
@@ -143,8 +144,8 @@ func (p *packer) place(cl []item) {
 // ordered by their first member; members keep the items' order.
 func clusters(items []item) [][]item {
 	n := len(items)
-	rare := rareWords(items)
-	postings := map[int32][]int32{}
+	rare, vocab := rareWords(items)
+	postings := make([][]int32, vocab)
 	for i, words := range rare {
 		for _, w := range words {
 			postings[w] = append(postings[w], int32(i))
@@ -189,40 +190,44 @@ func clusters(items []item) [][]item {
 	return out
 }
 
-// rareWords returns, per item, the sorted ids of its words that appear in
-// at least 2 and at most maxDF items.
-func rareWords(items []item) [][]int32 {
-	vocab := map[string]int32{}
-	words := make([][]int32, len(items))
+// rareWords returns, per item, the sorted ids of the words of its name,
+// description and body that appear in at least 2 and at most maxDF items,
+// and the number of distinct word ids.
+func rareWords(items []item) (words [][]int32, vocab int) {
+	ids := map[string]int32{}
+	words = make([][]int32, len(items))
 	var df []int32
+	var buf []int32
 	for i, it := range items {
 		m := it.mem
-		text := index.Canonical(strings.ReplaceAll(m.Name, "-", " ") + " " + m.Description + " " + m.Body)
-		var ids []int32
-		for w := range strings.FieldsSeq(text) {
-			if len(w) < minWordLen {
-				continue
+		head := index.Canonical(strings.ReplaceAll(m.Name, "-", " ") + " " + m.Description)
+		buf = buf[:0]
+		for _, text := range [2]string{head, it.canon} {
+			for w := range strings.FieldsSeq(text) {
+				if len(w) < minWordLen {
+					continue
+				}
+				id, ok := ids[w]
+				if !ok {
+					id = int32(len(ids))
+					ids[w] = id
+					df = append(df, 0)
+				}
+				buf = append(buf, id)
 			}
-			id, ok := vocab[w]
-			if !ok {
-				id = int32(len(vocab))
-				vocab[w] = id
-				df = append(df, 0)
-			}
-			ids = append(ids, id)
 		}
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
-		for _, id := range ids {
+		slices.Sort(buf)
+		buf = slices.Compact(buf)
+		for _, id := range buf {
 			df[id]++
 		}
-		words[i] = ids
+		words[i] = slices.Clone(buf)
 	}
 	limit := int32(maxDF(len(items)))
-	for i, ids := range words {
-		words[i] = slices.DeleteFunc(ids, func(id int32) bool { return df[id] < 2 || df[id] > limit })
+	for i, w := range words {
+		words[i] = slices.DeleteFunc(w, func(id int32) bool { return df[id] < 2 || df[id] > limit })
 	}
-	return words
+	return words, len(ids)
 }
 
 // unionFind is a disjoint-set forest with path halving; the root of a set

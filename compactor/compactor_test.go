@@ -49,7 +49,7 @@ func TestGoodPlan(t *testing.T) {
 			t.Errorf("%s appears %d times in the prompt", name, n)
 		}
 	}
-	if !strings.Contains(r.User, `file="project-freeze.md" type="project" name="freeze" readonly="true"`) {
+	if !strings.Contains(r.User, `<memory file="project-freeze.md" type="project" readonly="true">`) {
 		t.Errorf("readonly file not marked in the prompt")
 	}
 

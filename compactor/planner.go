@@ -3,7 +3,9 @@ package compactor
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memoryd/memoryd/index"
@@ -24,13 +26,7 @@ type planned struct {
 // plans, batch by batch, each validated. Skipped ops are recorded in res.
 func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result) ([]*planned, error) {
 	ck := newChecker(snap, c.log, res)
-	all := ck.dedupe(snap.Memories)
-	items := make([]item, 0, len(snap.Memories))
-	for _, m := range snap.Memories {
-		if ck.used[m.File] == "" {
-			items = append(items, item{mem: m, text: render(m)})
-		}
-	}
+	all, items := ck.dedupe(snap.Memories)
 	if len(items) < 2 {
 		return all, nil
 	}
@@ -89,50 +85,79 @@ func (c *Compactor) ask(ctx context.Context, system string, b *batch, n, total i
 // dedupe plans the deterministic merges: files of the same type whose
 // bodies have the same non-empty canonical text. The kept file is the first
 // readonly one, else the first by name; readonly duplicates are kept too.
-// The removed files are marked used, so the model never sees them.
-func (ck *checker) dedupe(mems []*index.Memory) []*planned {
-	groups := map[string][]*index.Memory{}
+// The removed files are marked used, and items, the files left for the
+// model, leaves them out.
+func (ck *checker) dedupe(mems []*index.Memory) (merges []*planned, items []item) {
+	all := prepareItems(mems)
+	groups := map[string][]int{}
 	var keys []string
-	for _, m := range mems {
-		body := index.Canonical(m.Body)
-		if body == "" {
+	for i, it := range all {
+		if it.canon == "" {
 			continue
 		}
-		key := m.Type + "\x00" + body
+		key := it.mem.Type + "\x00" + it.canon
 		if _, ok := groups[key]; !ok {
 			keys = append(keys, key)
 		}
-		groups[key] = append(groups[key], m)
+		groups[key] = append(groups[key], i)
 	}
-	var out []*planned
 	for _, key := range keys {
-		g := groups[key]
-		if len(g) < 2 {
+		if g := groups[key]; len(g) > 1 {
+			if p := ck.dedupeGroup(all, g); p != nil {
+				merges = append(merges, p)
+			}
+		}
+	}
+	items = make([]item, 0, len(all))
+	for _, it := range all {
+		if ck.used[it.mem.File] == "" {
+			items = append(items, it)
+		}
+	}
+	return merges, items
+}
+
+func (ck *checker) dedupeGroup(all []item, g []int) *planned {
+	keep := all[g[0]].mem
+	for _, i := range g {
+		if all[i].mem.Readonly {
+			keep = all[i].mem
+			break
+		}
+	}
+	p := &planned{dedupe: true, mems: []*index.Memory{keep}}
+	p.Op = Op{Op: OpMerge, Files: []string{keep.File},
+		Reason: "identical text, kept " + keep.File + " (deterministic dedupe)"}
+	for _, i := range g {
+		m := all[i].mem
+		if m == keep || m.Readonly {
 			continue
 		}
-		keep := g[0]
-		for _, m := range g {
-			if m.Readonly {
-				keep = m
-				break
-			}
-		}
-		p := &planned{dedupe: true, mems: []*index.Memory{keep}}
-		p.Op = Op{Op: OpMerge, Files: []string{keep.File},
-			Reason: "identical text, kept " + keep.File + " (deterministic dedupe)"}
-		for _, m := range g {
-			if m == keep || m.Readonly {
-				continue
-			}
-			p.mems = append(p.mems, m)
-			p.Files = append(p.Files, m.File)
-			ck.used[m.File] = "dedupe"
-		}
-		if len(p.mems) > 1 {
-			out = append(out, p)
-		}
+		p.mems = append(p.mems, m)
+		p.Files = append(p.Files, m.File)
+		ck.used[m.File] = "dedupe"
 	}
-	return out
+	if len(p.mems) < 2 {
+		return nil
+	}
+	return p
+}
+
+// prepareItems renders every memory and computes its canonical body, on a
+// few goroutines (a large store spends most of its planning time here).
+func prepareItems(mems []*index.Memory) []item {
+	items := make([]item, len(mems))
+	workers := min(runtime.GOMAXPROCS(0), 8, (len(mems)+255)/256)
+	var wg sync.WaitGroup
+	for w := range max(workers, 1) {
+		wg.Go(func() {
+			for i := w; i < len(mems); i += max(workers, 1) {
+				items[i] = item{mem: mems[i], text: render(mems[i]), canon: index.Canonical(mems[i].Body)}
+			}
+		})
+	}
+	wg.Wait()
+	return items
 }
 
 // commitMessage is the compaction commit's message: the subject with the

@@ -48,7 +48,11 @@ func systemPrompt(protocol []byte) string {
 func render(m *index.Memory) string {
 	var b strings.Builder
 	b.Grow(len(m.Body) + len(m.Description) + len(m.File) + 96)
-	b.WriteString(`<memory file="` + attr(m.File) + `" type="` + attr(m.Type) + `" name="` + attr(m.Name) + `"`)
+	b.WriteString(`<memory file="` + attr(m.File) + `" type="` + attr(m.Type) + `"`)
+	if index.NewMemory(m.Type, m.Name, "", "").File != m.File {
+		// The name is not evident from the file name.
+		b.WriteString(` name="` + attr(m.Name) + `"`)
+	}
 	if m.Readonly {
 		b.WriteString(` readonly="true"`)
 	}
