@@ -1,0 +1,321 @@
+// Package extractor runs one extraction pass over one agent session: it
+// reads the messages after the session's watermark, asks the LLM which
+// durable facts they hold, puts every proposal through a quality gate, writes
+// the memory files, rebuilds MEMORY.md, commits, and only then advances the
+// watermark.
+//
+// A pass is bounded: at most Options.MaxMessages messages (the newest, when
+// more are new) and Options.MaxTranscript characters of transcript, with the
+// existing memories' bodies as context up to Options.MaxContext characters
+// (the rest by their index line). The folder's PROTOCOL.md is the model's
+// rulebook.
+//
+// Privacy and quality: secrets are redacted from the transcript before it is
+// sent (see Redact); messages in which the user asks that something not be
+// remembered are withheld, with the assistant's reply; a proposed memory is
+// rejected when it still holds a secret, is a raw error or stack trace,
+// names a commit hash, is mostly file paths or is too short; it is dropped
+// when an existing file already holds its canonical text; an update of a
+// readonly file is refused; names are made safe.
+//
+// Crash safety: the watermark moves only after the commit (or when there was
+// nothing to write). A pass interrupted between its commit and the watermark
+// runs again; the same proposals then change nothing, because a create of an
+// existing file is an update of it and an update to the same text is no
+// change.
+//
+// The extractor decides nothing about when to run: the daemon calls Extract
+// for a session it found idle.
+package extractor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/protocol"
+	"github.com/memoryd/memoryd/transcript"
+)
+
+// Default bounds of one pass (the design's figures).
+const (
+	DefaultMaxMessages   = 40
+	DefaultMaxTranscript = 24000
+	DefaultMaxContext    = 12000
+)
+
+// ErrNothingToDo is returned (possibly wrapped) by Extract when the session
+// has no new messages, or no longer exists. No LLM call was made.
+var ErrNothingToDo = errors.New("nothing new to extract")
+
+// Repo is what a pass needs of the notes repository (gitstore.Repo).
+type Repo interface {
+	InOperation() bool
+	Busy() error
+	Commit(ctx context.Context, msg string, paths []string) (hash string, err error)
+}
+
+// Options configure an Extractor. Zero bounds take the defaults.
+type Options struct {
+	MemoryDir string // the memory folder
+	StateDir  string // the folder's state directory: watermarks and the write lock
+	Model     string // "provider/model"
+
+	MaxMessages   int // messages per pass
+	MaxTranscript int // characters of transcript per pass
+	MaxContext    int // characters of existing memory bodies per pass
+
+	// LockOwner describes this process in the write lock ("pid 42, memoryd run").
+	LockOwner string
+	Logger    *slog.Logger
+}
+
+// Deps are what an Extractor talks to.
+type Deps struct {
+	LLM     llm.Completer
+	Repo    Repo
+	Sources *Sources
+}
+
+// Extractor runs extraction passes. Its methods are safe for concurrent use;
+// passes run one at a time.
+type Extractor struct {
+	opts Options
+	deps Deps
+	log  *slog.Logger
+
+	pass  sync.Mutex   // one pass at a time in this process; guards store
+	store *index.Store // parsed memory files, reused between passes
+
+	marksMu sync.Mutex // serializes edits of the watermarks file in this process
+
+	dirMu sync.Mutex
+	dirs  map[string]string // session key → working directory, learnt from listings
+}
+
+// New returns an Extractor; it starts nothing.
+func New(opts Options, deps Deps) *Extractor {
+	if opts.MaxMessages <= 0 {
+		opts.MaxMessages = DefaultMaxMessages
+	}
+	if opts.MaxTranscript <= 0 {
+		opts.MaxTranscript = DefaultMaxTranscript
+	}
+	if opts.MaxContext <= 0 {
+		opts.MaxContext = DefaultMaxContext
+	}
+	if opts.LockOwner == "" {
+		opts.LockOwner = fmt.Sprintf("pid %d, memoryd extraction", os.Getpid())
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Extractor{opts: opts, deps: deps, log: log.With("component", "extractor"),
+		store: index.NewStore(opts.MemoryDir), dirs: map[string]string{}}
+}
+
+// Result describes one pass.
+type Result struct {
+	Source, Session string
+	Messages        int         // new messages after the watermark
+	Sent            int         // messages shown to the model (0: no LLM call)
+	Redacted        int         // secrets redacted from what was sent
+	Withheld        int         // messages withheld because the user asked
+	Changes         []Change    // files written (in a dry run: that would be)
+	Rejected        []Rejection // proposals refused by the gate, or that changed nothing
+	Commit          string      // the commit made, "" if none
+}
+
+// Extract runs one pass over a session and returns what it wrote. It returns
+// an error matching ErrNothingToDo, without calling the LLM, when there is
+// nothing new after the watermark; when the session is gone (the error also
+// matches transcript.ErrSessionGone) its watermark is dropped. Any other
+// error leaves the watermark where it was, so the pass can run again.
+func (x *Extractor) Extract(ctx context.Context, source, id string) (Result, error) {
+	return x.run(ctx, source, id, false)
+}
+
+// DryRun is Extract without any write: no memory file, no commit, no
+// watermark. Result.Changes holds what Extract would write now.
+func (x *Extractor) DryRun(ctx context.Context, source, id string) (Result, error) {
+	return x.run(ctx, source, id, true)
+}
+
+func (x *Extractor) run(ctx context.Context, source, id string, dry bool) (Result, error) {
+	x.pass.Lock()
+	defer x.pass.Unlock()
+	start := time.Now()
+	res, err := x.runLocked(ctx, source, id, dry)
+	log := x.log.With("source", source, "session", id, "messages", res.Messages, "sent", res.Sent,
+		"written", len(res.Changes), "rejected", len(res.Rejected), "duration", time.Since(start).Round(time.Millisecond))
+	switch {
+	case errors.Is(err, ErrNothingToDo):
+		log.Debug("nothing to extract", "reason", err)
+	case err != nil:
+		log.Warn("extraction failed", "err", err)
+	default:
+		for _, r := range res.Rejected {
+			log.Info("proposal rejected", "name", r.Name, "reason", r.Reason)
+		}
+		log.Info("extracted", "dry_run", dry, "commit", res.Commit)
+	}
+	return res, err
+}
+
+func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) (Result, error) {
+	res := Result{Source: source, Session: id}
+	key := Key(source, id)
+	marks, err := loadMarks(x.opts.StateDir)
+	if err != nil {
+		return res, err
+	}
+	var b batch
+	err = x.deps.Sources.use(source, func(src transcript.Source) error {
+		b, err = readNew(ctx, src, id, marks[key], x.opts.MaxMessages)
+		return err
+	})
+	if errors.Is(err, transcript.ErrSessionGone) {
+		if !dry {
+			if err := x.drop(key); err != nil {
+				return res, err
+			}
+		}
+		return res, fmt.Errorf("%w: %w", ErrNothingToDo, err)
+	}
+	if err != nil {
+		return res, fmt.Errorf("read session %s: %w", key, err)
+	}
+	res.Messages = b.total
+	if len(b.msgs) == 0 {
+		return res, ErrNothingToDo
+	}
+	tr := renderTranscript(b.msgs, x.opts.MaxTranscript)
+	res.Redacted, res.Withheld = tr.redacted, tr.withheld
+	if tr.userShown == 0 {
+		// Nothing the user said is in view: the model could only echo the
+		// assistant. Move on without a call.
+		if dry {
+			return res, nil
+		}
+		return res, x.advance(key, b.mark)
+	}
+	if err := x.store.Scan(); err != nil {
+		return res, fmt.Errorf("read memory folder: %w", err)
+	}
+	snap := x.store.Snapshot()
+	mem := buildContext(snap.Memories, tr.text, x.opts.MaxContext)
+	req := llm.Request{
+		Task: "extract", Model: x.opts.Model, JSON: true,
+		System: systemPrompt(protocol.Load(x.opts.MemoryDir)),
+		Prompt: userPrompt(x.project(ctx, source, id), mem, tr, b.total),
+	}
+	res.Sent = tr.shown
+	resp, err := x.deps.LLM.Complete(ctx, req)
+	if err != nil {
+		return res, fmt.Errorf("ask the model: %w", err)
+	}
+	props, err := ParseAnswer(resp.Text)
+	if err != nil {
+		return res, err
+	}
+	res.Changes, res.Rejected = plan(props, snap, mem.shown)
+	if dry {
+		return res, nil
+	}
+	return x.apply(ctx, res, key, b.mark)
+}
+
+// project is the working directory of a session, from the listings seen so
+// far or, failing that, a fresh listing of its source.
+func (x *Extractor) project(ctx context.Context, source, id string) string {
+	key := Key(source, id)
+	x.dirMu.Lock()
+	dir, ok := x.dirs[key]
+	x.dirMu.Unlock()
+	if ok {
+		return dir
+	}
+	x.deps.Sources.use(source, func(src transcript.Source) error {
+		list, err := src.Changed(ctx, time.Time{})
+		for _, s := range list {
+			if s.ID == id {
+				dir = s.Dir
+			}
+		}
+		return err
+	})
+	return dir
+}
+
+// Changed lists the sessions of every source updated at or after since (the
+// zero time: all), oldest first within each source. It remembers each
+// session's working directory for the prompt, and a full listing (since
+// zero) drops the watermarks of sessions their source no longer has. A
+// failing source is named in the error; the other sources' sessions are
+// returned with it.
+func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.Session, error) {
+	l, err := x.deps.Sources.changed(ctx, since)
+	x.dirMu.Lock()
+	for _, s := range l.sessions {
+		x.dirs[Key(s.Source, s.ID)] = s.Dir
+	}
+	x.dirMu.Unlock()
+	if since.IsZero() && len(l.complete) > 0 {
+		if perr := x.prune(l); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}
+	return l.sessions, err
+}
+
+// prune drops the watermarks of sessions that a complete listing of their
+// source no longer shows (deleted sessions and files).
+func (x *Extractor) prune(l listing) error {
+	listed := make(map[string]bool, len(l.sessions))
+	for _, s := range l.sessions {
+		listed[Key(s.Source, s.ID)] = true
+	}
+	lock, err := x.lock()
+	if err != nil {
+		return nil // best effort: a pass or another process is writing; prune next time
+	}
+	defer lock.Unlock()
+	return x.editMarks(func(m watermarks) {
+		for key := range m {
+			src, _, _ := cutKey(key)
+			if l.complete[src] && !listed[key] {
+				delete(m, key)
+			}
+		}
+	})
+}
+
+// cutKey splits a session key at the source name, which holds no slash.
+func cutKey(key string) (source, id string, ok bool) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return key, "", false
+}
+
+// WatchPaths lists the folders in which transcript activity shows up.
+func (x *Extractor) WatchPaths() []string { return x.deps.Sources.WatchPaths() }
+
+// Watermark returns the stored watermark of a session and whether there is one.
+func (x *Extractor) Watermark(source, id string) (transcript.Watermark, bool, error) {
+	m, err := loadMarks(x.opts.StateDir)
+	if err != nil {
+		return transcript.Watermark{}, false, err
+	}
+	w, ok := m[Key(source, id)]
+	return w, ok, nil
+}

@@ -1,0 +1,172 @@
+package extractor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/transcript"
+)
+
+// ErrChangedOnDisk is returned when a file a pass planned to write changed
+// (or appeared) while the model was thinking. Nothing was written; the pass
+// runs again later against the new content, so a hand edit is never lost.
+var ErrChangedOnDisk = errors.New("a memory file changed during extraction")
+
+// ErrInOperation is returned when the repository is in the middle of a
+// merge, rebase, cherry-pick or revert: nothing is written until it ends.
+var ErrInOperation = errors.New("repository is in the middle of a merge, rebase, cherry-pick or revert")
+
+// lock takes the folder's write lock, shared by every git writer. A held lock
+// is reported as an error wrapping gitstore.ErrBusy, so the caller retries.
+func (x *Extractor) lock() (*state.Lock, error) {
+	l, err := state.TryLock(x.opts.StateDir, state.WriteLock, x.opts.LockOwner)
+	if errors.Is(err, state.ErrLocked) {
+		return nil, fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
+	}
+	return l, err
+}
+
+// editMarks edits the watermarks file; the caller holds the write lock.
+func (x *Extractor) editMarks(edit func(watermarks)) error {
+	x.marksMu.Lock()
+	defer x.marksMu.Unlock()
+	return editMarks(x.opts.StateDir, edit)
+}
+
+// advance moves a session's watermark after a pass that wrote nothing.
+func (x *Extractor) advance(key string, mark transcript.Watermark) error {
+	l, err := x.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	return x.editMarks(func(m watermarks) { m[key] = mark })
+}
+
+// drop forgets a session's watermark.
+func (x *Extractor) drop(key string) error {
+	l, err := x.lock()
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	return x.editMarks(func(m watermarks) { delete(m, key) })
+}
+
+// apply writes the planned changes, rebuilds the index and commits, all under
+// the write lock, then advances the watermark. Every planned file is checked
+// against the state it was planned on before any is written.
+func (x *Extractor) apply(ctx context.Context, res Result, key string, mark transcript.Watermark) (Result, error) {
+	l, err := x.lock()
+	if err != nil {
+		return res, err
+	}
+	defer l.Unlock()
+	if len(res.Changes) > 0 {
+		if err := x.write(ctx, &res); err != nil {
+			res.Changes = nil
+			return res, err
+		}
+	}
+	if err := x.editMarks(func(m watermarks) { m[key] = mark }); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// write puts the changes into the folder and commits them with MEMORY.md.
+func (x *Extractor) write(ctx context.Context, res *Result) error {
+	repo := x.deps.Repo
+	if repo.InOperation() {
+		return ErrInOperation
+	}
+	if err := repo.Busy(); err != nil {
+		return err
+	}
+	for _, c := range res.Changes {
+		if err := x.unchanged(c); err != nil {
+			return err
+		}
+	}
+	paths := make([]string, 0, len(res.Changes)+1)
+	var written []Change
+	for _, c := range res.Changes {
+		changed, err := atomicfile.Write(x.opts.MemoryDir, c.File, c.Data, 0o644)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", c.File, err)
+		}
+		if changed {
+			written = append(written, c)
+			paths = append(paths, c.File)
+		}
+	}
+	res.Changes = written
+	if len(written) == 0 {
+		return nil
+	}
+	if err := x.store.Scan(); err != nil {
+		return fmt.Errorf("read memory folder: %w", err)
+	}
+	if _, err := x.store.WriteIndex(); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	paths = append(paths, index.IndexFile)
+	// The commit must finish once the files are written, even at shutdown.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	hash, err := repo.Commit(cctx, commitMessage(res.Source, res.Session, written), paths)
+	if errors.Is(err, gitstore.ErrNothingToCommit) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	res.Commit = hash
+	return nil
+}
+
+// unchanged checks that a planned file is as it was when the pass read it:
+// absent for a create, the same bytes for an update.
+func (x *Extractor) unchanged(c Change) error {
+	data, err := os.ReadFile(filepath.Join(x.opts.MemoryDir, filepath.FromSlash(c.File)))
+	switch {
+	case c.prev == "" && errors.Is(err, fs.ErrNotExist):
+		return nil
+	case c.prev == "" && err == nil:
+		return fmt.Errorf("%w: %s appeared", ErrChangedOnDisk, c.File)
+	case err != nil:
+		return fmt.Errorf("%w: %s: %w", ErrChangedOnDisk, c.File, err)
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != c.prev {
+		return fmt.Errorf("%w: %s was edited", ErrChangedOnDisk, c.File)
+	}
+	return nil
+}
+
+// commitMessage is "memory: extract from <source> session <id>" and a line
+// per file.
+func commitMessage(source, id string, changes []Change) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "memory: extract from %s session %s\n\n", source, id)
+	for _, c := range changes {
+		verb := "created"
+		if c.Action == "update" {
+			verb = "updated"
+		}
+		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
+	}
+	return b.String()
+}
