@@ -43,9 +43,9 @@ func TestMain(m *testing.M) {
 // ocDB writes an OpenCode database with OpenCode's real schema (dumped from
 // OpenCode 1.18.33 by the transcript package) through its own connection.
 type ocDB struct {
-	t    testing.TB
-	path string
-	db   *sql.DB
+	t     testing.TB
+	path  string
+	db    *sql.DB
 	clock int64 // Unix ms of the next message
 }
 
