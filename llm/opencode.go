@@ -96,15 +96,18 @@ func (p *openCode) Complete(ctx context.Context, req Request) (Response, error) 
 }
 
 func (p *openCode) complete(ctx context.Context, req Request, providerID, modelID string) (Response, error) {
-	dir, err := p.workDir(req.Task, providerID, modelID)
-	if err != nil {
-		return Response{}, err
-	}
 	srv, err := p.acquire(ctx)
 	if err != nil {
 		return Response{}, err
 	}
 	defer p.release()
+	if err := srv.checkModel(ctx, p.dir, providerID, modelID); err != nil {
+		return Response{}, err
+	}
+	dir, err := p.workDir(req.Task, providerID, modelID)
+	if err != nil {
+		return Response{}, err
+	}
 	sid, err := srv.createSession(ctx, dir, req.Task)
 	if err != nil {
 		return Response{}, err

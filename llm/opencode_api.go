@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/memoryd/memoryd/atomicfile"
@@ -140,6 +142,42 @@ func (s *ocServer) createSession(ctx context.Context, dir, task string) (string,
 		return "", fmt.Errorf("create opencode session: no id in answer")
 	}
 	return ses.ID, nil
+}
+
+// checkModel fails unless OpenCode, as configured by the user, knows the
+// model. It asks once per server (GET /config/providers, in a directory
+// without memoryd's header config, which would otherwise define the model)
+// and answers later calls from memory.
+func (s *ocServer) checkModel(ctx context.Context, baseDir, providerID, modelID string) error {
+	s.modelsMu.Lock()
+	defer s.modelsMu.Unlock()
+	if s.models == nil {
+		var answer struct {
+			Providers []struct {
+				ID     string                     `json:"id"`
+				Models map[string]json.RawMessage `json:"models"`
+			} `json:"providers"`
+		}
+		if err := s.call(ctx, "GET", "/config/providers", baseDir, nil, &answer); err != nil {
+			return fmt.Errorf("list opencode providers: %w", err)
+		}
+		s.models = map[string]map[string]bool{}
+		for _, p := range answer.Providers {
+			s.models[p.ID] = map[string]bool{}
+			for id := range p.Models {
+				s.models[p.ID][id] = true
+			}
+		}
+	}
+	models, ok := s.models[providerID]
+	if !ok {
+		ids := slices.Sorted(maps.Keys(s.models))
+		return fmt.Errorf("opencode has no provider %q with credentials (it has: %s)", providerID, strings.Join(ids, ", "))
+	}
+	if !models[modelID] {
+		return fmt.Errorf("opencode provider %q has no model %q", providerID, modelID)
+	}
+	return nil
 }
 
 // promptAnswer is the part of OpenCode's message answer memoryd reads.

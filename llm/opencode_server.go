@@ -39,6 +39,9 @@ type ocServer struct {
 	waitErr  error              // valid after done is closed
 	stderr   *lineWriter
 	client   *http.Client
+
+	modelsMu sync.Mutex
+	models   map[string]map[string]bool // provider → model → true; nil until checkModel asks
 }
 
 // serverSpec is what startServer needs.
