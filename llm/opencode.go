@@ -16,6 +16,8 @@ import (
 // agentName is the tool-less agent the daemon's sessions run as.
 const agentName = "memoryd"
 
+var errNoSlash = errors.New("want provider/model")
+
 // openCode talks to a daemon-owned `opencode serve`, started on demand and
 // stopped when idle or on Close.
 type openCode struct {

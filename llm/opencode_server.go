@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -157,6 +156,7 @@ func (s *ocServer) call(ctx context.Context, method, path, dir string, in, out a
 		return err
 	}
 	req.SetBasicAuth(serverUser, s.password)
+	req.Header.Set("User-Agent", userAgent)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -282,5 +282,3 @@ func (w *lineWriter) find(sub string) string {
 	}
 	return ""
 }
-
-var errNoSlash = errors.New("want provider/model")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,8 +123,13 @@ func TestOpenCodeComplete(t *testing.T) {
 	if n := countSessions(t, filepath.Join(f.state, "opencode", "opencode.db")); n != 0 {
 		t.Errorf("%d sessions left in the daemon's database", n)
 	}
-	if n := countSessions(t, llmtest.OpenCodeDB(f.home)); n != 0 {
-		t.Errorf("%d sessions in the user's database", n)
+	if _, err := os.Stat(llmtest.OpenCodeDB(f.home)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server touched the user's database: %v", err)
+	}
+	if resp, err := http.Get(f.server().url + "/session"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("server without password: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 
 	// A second task on the same server carries its own header.
@@ -144,7 +150,23 @@ func TestOpenCodeComplete(t *testing.T) {
 		}
 	}
 
-	// Concurrent calls share the server, each with its own task header.
+	checkConcurrentCalls(t, f, pid)
+
+	f.p.Close()
+	waitGone(t, pid)
+	if _, err := f.p.Complete(context.Background(), req); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestOpenCodeIdleStop: the server stops after IdleTimeout without calls;
+// the next call starts a new one, which first deletes the sessions an
+// earlier run left behind (as after a crash mid-call).
+// checkConcurrentCalls makes four calls at once: they share the server
+// (pid), each with its own task header.
+func checkConcurrentCalls(t *testing.T, f *ocFixture, pid int) {
+	t.Helper()
+	before := len(f.srv.Prompts())
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -161,7 +183,7 @@ func TestOpenCodeComplete(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("%v\n%s", err, f.logs)
 	}
-	for _, r := range f.srv.Prompts()[2:] {
+	for _, r := range f.srv.Prompts()[before:] {
 		if want := []string{"extract", "compact"}[int(r.User[1]-'0')%2]; r.Task != want {
 			t.Errorf("prompt %q carried task %q, want %q", r.User, r.Task, want)
 		}
@@ -169,17 +191,8 @@ func TestOpenCodeComplete(t *testing.T) {
 	if n := strings.Count(f.logs.String(), "opencode server started"); n != 1 || f.server().cmd.Process.Pid != pid {
 		t.Errorf("%d servers started, want 1", n)
 	}
-
-	f.p.Close()
-	waitGone(t, pid)
-	if _, err := f.p.Complete(context.Background(), req); !errors.Is(err, ErrClosed) {
-		t.Errorf("after Close: %v, want ErrClosed", err)
-	}
 }
 
-// TestOpenCodeIdleStop: the server stops after IdleTimeout without calls;
-// the next call starts a new one, which first deletes the sessions an
-// earlier run left behind (as after a crash mid-call).
 func TestOpenCodeIdleStop(t *testing.T) {
 	f := newOCFixture(t, nil, Options{IdleTimeout: time.Second})
 	req := Request{Task: "extract", Model: llmtest.ModelRef, Prompt: "p"}

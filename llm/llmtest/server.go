@@ -200,22 +200,20 @@ func (s *Server) WaitPrompts(t testing.TB, n int, timeout time.Duration) []Recor
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{
 			map[string]any{"id": ModelID, "object": "model", "owned_by": "llmtest"}}})
 		return
-	case r.Method != http.MethodPost:
-		http.NotFound(w, r)
-		return
 	}
-	var api string
+	api := ""
 	switch {
+	case r.Method != http.MethodPost:
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		api = "openai"
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		api = "anthropic"
-	default:
+	}
+	if api == "" {
 		http.NotFound(w, r)
 		return
 	}
@@ -231,23 +229,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if reply.Delay > 0 {
 		t := time.NewTimer(reply.Delay)
+		defer t.Stop()
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			t.Stop()
 			return
 		case <-s.stop:
-			t.Stop()
 			return
 		}
 	}
+	s.write(w, rec, reply)
+}
+
+// write sends reply in the shape rec's API and streaming mode expect.
+func (s *Server) write(w http.ResponseWriter, rec Recorded, reply Reply) {
 	for k, vs := range reply.Header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}
 	}
 	if reply.Body != "" || (reply.Status != 0 && reply.Status != http.StatusOK) {
-		writeError(w, api, reply)
+		writeError(w, rec.API, reply)
 		return
 	}
 	in, out := reply.InputTokens, reply.OutputTokens
@@ -255,9 +257,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		in, out = max(1, (len(rec.System)+len(rec.User))/4), max(1, len(reply.Text)/4)
 	}
 	switch {
-	case api == "openai" && rec.Stream:
+	case rec.API == "openai" && rec.Stream:
 		streamOpenAI(w, rec.Model, reply.Text, in, out)
-	case api == "openai":
+	case rec.API == "openai":
 		answerOpenAI(w, rec.Model, reply.Text, in, out)
 	case rec.Stream:
 		streamAnthropic(w, rec.Model, reply.Text, in, out)
