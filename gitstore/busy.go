@@ -2,13 +2,9 @@ package gitstore
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
 // operations are the per-worktree git directory entries that mean a merge,
@@ -63,30 +59,6 @@ func (r *Repo) operation() string {
 		}
 	}
 	return ""
-}
-
-// unmerged returns the first path with a conflict stage in the index, or
-// "". Conflicts outside an operation remain after, for example, a
-// `git stash pop` that did not apply cleanly; git refuses to commit then.
-func (r *Repo) unmerged() (string, error) {
-	f, err := os.Open(filepath.Join(r.gitDir, "index"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil // fresh repository
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var idx index.Index
-	if err := index.NewDecoder(f).Decode(&idx); err != nil {
-		return "", err
-	}
-	for _, e := range idx.Entries {
-		if e.Stage != 0 { // go-git's index.Merged is 1, but stage 0 decodes as 0
-			return e.Name, nil
-		}
-	}
-	return "", nil
 }
 
 func exists(path string) bool {

@@ -3,7 +3,9 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -197,5 +199,49 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if h, err := r.History(5); err != nil || len(h) != 2 || h[0].Hash != hash {
 		t.Fatalf("History in the worktree = %+v, %v", h, err)
+	}
+}
+
+// firstUnmerged reads every index version git writes, with and without
+// extended flags (intent-to-add) and with names of many lengths.
+func TestFirstUnmerged(t *testing.T) {
+	root, dir := conflictRepo(t)
+	for i := range 40 {
+		write(t, filepath.Join(dir, strings.Repeat("n", i+1)+".md"), "x\n")
+		write(t, filepath.Join(root, "deep", strings.Repeat("d", 40-i), "f.md"), "x\n")
+	}
+	commitAll(t, root, "names")
+	write(t, filepath.Join(dir, "zz-intent.md"), "x\n")
+	cli(t, root, "add", "-N", "memory/zz-intent.md")
+	index, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := firstUnmerged(index[:len(index)/2]); err == nil {
+		t.Error("a truncated index parsed")
+	}
+	for _, conflicted := range []bool{false, true} {
+		if conflicted {
+			cli(t, root, "rm", "-q", "--cached", "memory/zz-intent.md")
+			if _, err := cliErr(root, "merge", "topic"); err == nil {
+				t.Fatal("merge did not conflict")
+			}
+			cli(t, root, "add", "-N", "memory/zz-intent.md")
+		}
+		for _, v := range []string{"2", "3", "4"} {
+			cli(t, root, "update-index", "--index-version", v)
+			index, err := os.ReadFile(filepath.Join(root, ".git", "index"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := firstUnmerged(index)
+			want := ""
+			if conflicted {
+				want = "memory/a.md"
+			}
+			if err != nil || got != want {
+				t.Errorf("version %s, conflicted %v: firstUnmerged = %q, %v; want %q", v, conflicted, got, err, want)
+			}
+		}
 	}
 }

@@ -47,8 +47,11 @@ type workEntry struct {
 // (asked of `git check-ignore`, only when there are new files). In a
 // repository without commits every present file is 'A'.
 //
-// Files are compared as git blobs (sha1 of "blob <size>\0" + content), after
-// a cheap size check. Git's clean/smudge filters, eol conversion (autocrlf,
+// Files are compared as git blobs (sha1 of "blob <size>\0" + content).
+// Asking the object store for a blob's size first, to skip hashing files
+// whose size changed, was measured to cost more than it saves: it opens the
+// pack and loads its index, while HEAD's memory tree is cached by commit
+// and memory files are small. Git's clean/smudge filters, eol conversion (autocrlf,
 // text=auto) and core.fileMode are out of scope: a memory folder is plain
 // LF markdown. The executable bit is ignored for the same reason, so a file
 // whose only difference is its mode is not reported.
@@ -56,10 +59,11 @@ type workEntry struct {
 // Changes is safe to call at any time, also while git is busy; it reads a
 // snapshot and never writes.
 func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
-	repo, err := openRepo(r.dir)
+	repo, done, err := r.open()
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	head, err := r.headFiles(repo, tracked)
 	if err != nil {
 		return nil, fmt.Errorf("changes: %w", err)
@@ -77,7 +81,7 @@ func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
 			added = append(added, Change{Path: rel, Status: 'A'})
 			continue
 		}
-		st, err := r.compare(repo, rel, we, he)
+		st, err := r.compare(rel, we, he)
 		if err != nil {
 			return nil, fmt.Errorf("changes: %w", err)
 		}
@@ -95,23 +99,6 @@ func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
 	changes = append(changes, added...)
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes, nil
-}
-
-// headTree returns HEAD's tree of the memory folder, or nil when there is
-// no commit yet or HEAD has no memory folder.
-func (r *Repo) headTree(repo *git.Repository) (*object.Tree, error) {
-	ref, err := repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, nil // unborn branch
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read HEAD: %w", err)
-	}
-	c, err := repo.CommitObject(ref.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("read HEAD commit: %w", err)
-	}
-	return r.memoryTree(c)
 }
 
 // memoryTree returns c's tree of the memory folder, or nil when c has none.
@@ -133,10 +120,51 @@ func (r *Repo) memoryTree(c *object.Commit) (*object.Tree, error) {
 	return sub, nil
 }
 
-// headFiles lists the tracked files of HEAD's memory folder.
+// headFiles lists the tracked files of HEAD's memory folder. The full list
+// is cached by HEAD's commit hash, which names an immutable tree, so a
+// flush while HEAD has not moved reads no objects at all.
 func (r *Repo) headFiles(repo *git.Repository, tracked func(string) bool) (map[string]headEntry, error) {
+	var commit plumbing.Hash
+	ref, err := repo.Head()
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return map[string]headEntry{}, nil // unborn branch
+	case err != nil:
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	commit = ref.Hash()
+
+	r.cache.Lock()
+	all := r.cache.files
+	if r.cache.commit != commit {
+		all = nil
+	}
+	r.cache.Unlock()
+	if all == nil {
+		if all, err = r.treeFiles(repo, commit); err != nil {
+			return nil, err
+		}
+		r.cache.Lock()
+		r.cache.commit, r.cache.files = commit, all
+		r.cache.Unlock()
+	}
+	files := make(map[string]headEntry, len(all))
+	for name, e := range all {
+		if tracked(name) {
+			files[name] = e
+		}
+	}
+	return files, nil
+}
+
+// treeFiles lists every file of the memory folder in commit.
+func (r *Repo) treeFiles(repo *git.Repository, commit plumbing.Hash) (map[string]headEntry, error) {
 	files := make(map[string]headEntry)
-	t, err := r.headTree(repo)
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD commit: %w", err)
+	}
+	t, err := r.memoryTree(c)
 	if err != nil || t == nil {
 		return files, err
 	}
@@ -150,10 +178,9 @@ func (r *Repo) headFiles(repo *git.Repository, tracked func(string) bool) (map[s
 		if err != nil {
 			return nil, fmt.Errorf("walk HEAD tree: %w", err)
 		}
-		if !e.Mode.IsFile() || !tracked(name) {
-			continue // trees, submodules, untracked kinds
+		if e.Mode.IsFile() { // not trees or submodules
+			files[name] = headEntry{hash: e.Hash, link: e.Mode == filemode.Symlink}
 		}
-		files[name] = headEntry{hash: e.Hash, link: e.Mode == filemode.Symlink}
 	}
 }
 
@@ -205,15 +232,8 @@ func (r *Repo) workFiles(tracked func(string) bool) (map[string]workEntry, error
 
 // compare returns 0 when the file on disk equals its HEAD blob, 'M' when it
 // differs and 'D' when it vanished meanwhile.
-func (r *Repo) compare(repo *git.Repository, rel string, we workEntry, he headEntry) (byte, error) {
+func (r *Repo) compare(rel string, we workEntry, he headEntry) (byte, error) {
 	if we.link != he.link {
-		return 'M', nil
-	}
-	size, err := repo.Storer.EncodedObjectSize(he.hash)
-	if err != nil {
-		return 0, fmt.Errorf("size of %s in HEAD: %w", rel, err)
-	}
-	if !we.link && size != we.size {
 		return 'M', nil
 	}
 	data, err := r.readWork(rel, we.link)

@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Commit records the working state of paths (relative to the memory
@@ -98,17 +96,18 @@ func (r *Repo) dropVanished(specs []string) ([]string, error) {
 	if len(missing) == 0 {
 		return specs, nil
 	}
-	repo, err := openRepo(r.dir)
+	repo, done, err := r.open()
 	if err != nil {
 		return nil, err
 	}
-	tree, err := r.headTree(repo)
+	defer done()
+	head, err := r.headFiles(repo, func(string) bool { return true })
 	if err != nil {
 		return nil, err
 	}
 	drop := make(map[int]bool)
 	for _, i := range missing {
-		if tree == nil || !inTree(tree, r.unspec(specs[i])) {
+		if _, ok := head[r.unspec(specs[i])]; !ok {
 			drop[i] = true
 		}
 	}
@@ -119,11 +118,6 @@ func (r *Repo) dropVanished(specs []string) ([]string, error) {
 		}
 	}
 	return kept, nil
-}
-
-func inTree(t *object.Tree, rel string) bool {
-	_, err := t.FindEntry(rel)
-	return err == nil
 }
 
 // add stages specs (new, modified and deleted files). When some of them are

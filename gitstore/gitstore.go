@@ -19,14 +19,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 var (
@@ -69,6 +76,9 @@ type Repo struct {
 	root   string // work tree top, absolute, symlinks resolved
 	rel    string // dir relative to root, slash-separated, "" if same
 	gitDir string // per-worktree git directory (HEAD, index, MERGE_HEAD live here)
+	// commonDir is a linked worktree's shared git directory (objects,
+	// refs), "" when gitDir is the whole repository.
+	commonDir string
 
 	gitBin   string   // resolved git executable; "" when gitErr != nil
 	gitErr   error    // wraps ErrNoGit when writes are impossible
@@ -76,6 +86,13 @@ type Repo struct {
 	author   string   // the identity commits carry, for logs and status
 
 	log *slog.Logger
+
+	// cache holds HEAD's memory folder files by commit hash (see headFiles).
+	cache struct {
+		sync.Mutex
+		commit plumbing.Hash
+		files  map[string]headEntry // read-only once stored
+	}
 }
 
 // Open finds the git work tree enclosing memoryDir (following symlinks in
@@ -137,6 +154,12 @@ func (r *Repo) discover() error {
 		return fmt.Errorf("open repository for %s: unexpected storage %T", r.dir, repo.Storer)
 	}
 	r.gitDir = st.Filesystem().Root()
+	if b, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
+		r.commonDir = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(r.commonDir) {
+			r.commonDir = filepath.Join(r.gitDir, r.commonDir)
+		}
+	}
 
 	rel, err := filepath.Rel(r.root, r.dir)
 	if err != nil || !filepath.IsLocal(rel) && rel != "." {
@@ -155,7 +178,9 @@ func (r *Repo) discover() error {
 	return nil
 }
 
-// openRepo opens the repository enclosing dir for one operation.
+// openRepo opens the repository enclosing dir the way git does (walking
+// up to the first .git, following a .git file and a linked worktree's
+// commondir).
 func openRepo(dir string) (*git.Repository, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{
 		DetectDotGit:          true,
@@ -168,6 +193,30 @@ func openRepo(dir string) (*git.Repository, error) {
 		return nil, fmt.Errorf("open repository for %s: %w", dir, err)
 	}
 	return repo, nil
+}
+
+// open opens the repository found by Open for one read; the caller must
+// call done when finished. Nothing is kept between operations, because a
+// user's `git repack` or `git gc` replaces the pack files an open
+// repository holds. Within one operation, pack files stay open
+// (KeepDescriptors): go-git otherwise reopens the pack for every object,
+// which made History ~15 times slower on a 2,000-commit repository.
+func (r *Repo) open() (repo *git.Repository, done func(), err error) {
+	var fs billy.Filesystem = osfs.New(r.gitDir)
+	if r.commonDir != "" {
+		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(r.commonDir))
+	}
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	repo, err = git.Open(st, osfs.New(r.root))
+	if err != nil {
+		st.Close()
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			err = ErrNoRepo
+		}
+		return nil, nil, fmt.Errorf("open repository %s: %w", r.root, err)
+	}
+	return repo, func() { st.Close() }, nil
 }
 
 // Root returns the top of the work tree, absolute with symlinks resolved.

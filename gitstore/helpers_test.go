@@ -14,6 +14,9 @@ import (
 // run with, so no test depends on the machine's identity.
 const testIdentity = "Test User <test@example.com>"
 
+// benchCleanup removes what the benchmarks built; they set it.
+var benchCleanup = func() {}
+
 // TestMain points git at an empty home with a known global config and no
 // system config, and drops variables that would redirect or re-identify it.
 func TestMain(m *testing.M) {
@@ -37,6 +40,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("GIT_CONFIG_GLOBAL", global)
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	code := m.Run()
+	benchCleanup()
 	os.RemoveAll(home)
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -35,10 +36,11 @@ func (r *Repo) History(n int) ([]Commit, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	repo, err := openRepo(r.dir)
+	repo, done, err := r.open()
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	ref, err := repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return nil, nil
@@ -52,8 +54,9 @@ func (r *Repo) History(n int) ([]Commit, error) {
 	}
 	defer iter.Close()
 	var out []Commit
+	memo := make(map[plumbing.Hash]plumbing.Hash)
 	err = iter.ForEach(func(c *object.Commit) error {
-		files, touched, err := r.touched(repo, c)
+		files, touched, err := r.touched(repo, c, memo)
 		if err != nil || !touched {
 			return err
 		}
@@ -75,33 +78,40 @@ func (r *Repo) History(n int) ([]Commit, error) {
 }
 
 // touched reports whether c changed the memory folder relative to every
-// parent, and which files it changed relative to the first parent.
-func (r *Repo) touched(repo *git.Repository, c *object.Commit) ([]string, bool, error) {
-	tree, err := r.memoryTree(c)
+// parent, and which files it changed relative to the first parent. Only
+// tree hashes are compared (memo caches them by commit, since each commit
+// is usually the next one's parent); trees are decoded only to diff a
+// commit that did change the folder.
+func (r *Repo) touched(repo *git.Repository, c *object.Commit, memo map[plumbing.Hash]plumbing.Hash) ([]string, bool, error) {
+	mine, err := r.memoryHash(repo, c.Hash, c, memo)
 	if err != nil {
 		return nil, false, err
 	}
-	var first *object.Tree
+	var first plumbing.Hash
 	for i, ph := range c.ParentHashes {
-		p, err := repo.CommitObject(ph)
-		if err != nil {
-			return nil, false, fmt.Errorf("read parent %s: %w", ph, err)
-		}
-		pt, err := r.memoryTree(p)
+		theirs, err := r.memoryHash(repo, ph, nil, memo)
 		if err != nil {
 			return nil, false, err
 		}
-		if treeHash(pt) == treeHash(tree) {
+		if theirs == mine {
 			return nil, false, nil // same as this parent: not a memory change
 		}
 		if i == 0 {
-			first = pt
+			first = theirs
 		}
 	}
-	if len(c.ParentHashes) == 0 && tree == nil {
+	if mine.IsZero() && len(c.ParentHashes) == 0 {
 		return nil, false, nil
 	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), first, tree, nil)
+	from, err := treeOrNil(repo, first)
+	if err != nil {
+		return nil, false, err
+	}
+	to, err := treeOrNil(repo, mine)
+	if err != nil {
+		return nil, false, err
+	}
+	changes, err := object.DiffTreeWithOptions(context.Background(), from, to, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("diff %s: %w", c.Hash, err)
 	}
@@ -117,9 +127,47 @@ func (r *Repo) touched(repo *git.Repository, c *object.Commit) ([]string, bool, 
 	return files, true, nil
 }
 
-func treeHash(t *object.Tree) plumbing.Hash {
-	if t == nil {
-		return plumbing.ZeroHash
+// memoryHash returns the hash of the memory folder's tree in commit h (c
+// when already loaded), or the zero hash when the commit has none.
+func (r *Repo) memoryHash(repo *git.Repository, h plumbing.Hash, c *object.Commit, memo map[plumbing.Hash]plumbing.Hash) (plumbing.Hash, error) {
+	if th, ok := memo[h]; ok {
+		return th, nil
 	}
-	return t.Hash
+	var err error
+	if c == nil {
+		if c, err = repo.CommitObject(h); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", h, err)
+		}
+	}
+	th := c.TreeHash
+	if r.rel != "" {
+		t, err := c.Tree()
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree of %s: %w", h, err)
+		}
+		e, err := t.FindEntry(r.rel)
+		switch {
+		case errors.Is(err, object.ErrEntryNotFound), errors.Is(err, object.ErrDirectoryNotFound):
+			th = plumbing.ZeroHash
+		case err != nil:
+			return plumbing.ZeroHash, fmt.Errorf("find %s in %s: %w", r.rel, h, err)
+		case e.Mode != filemode.Dir:
+			th = plumbing.ZeroHash
+		default:
+			th = e.Hash
+		}
+	}
+	memo[h] = th
+	return th, nil
+}
+
+func treeOrNil(repo *git.Repository, h plumbing.Hash) (*object.Tree, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	t, err := repo.TreeObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return t, nil
 }

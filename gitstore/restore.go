@@ -60,10 +60,11 @@ func (r *Repo) Restore(ctx context.Context, commit, msg string) (string, error) 
 // checkHasFolder refuses a commit without the memory folder: restoring it
 // would mean deleting every memory, which is never what undo means.
 func (r *Repo) checkHasFolder(hash string) error {
-	repo, err := openRepo(r.dir)
+	repo, done, err := r.open()
 	if err != nil {
 		return err
 	}
+	defer done()
 	c, err := repo.CommitObject(plumbing.NewHash(hash))
 	if err != nil {
 		return fmt.Errorf("read commit %s: %w", hash, err)
