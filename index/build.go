@@ -59,7 +59,7 @@ var sectionTitles = [...]string{"User", "Feedback", "Project", "Reference", "Oth
 func Build(s Snapshot) []byte {
 	mems := sortedMemories(s.Memories)
 	var b bytes.Buffer
-	b.Grow(len(indexHeader) + 256 + 128*len(mems))
+	b.Grow(sizeHint(s, mems))
 	b.WriteString(indexHeader)
 	writeBanners(&b, s)
 
@@ -89,13 +89,31 @@ func Build(s Snapshot) []byte {
 	return b.Bytes()
 }
 
+// sizeHint estimates the size of the index, so that Build allocates once.
+func sizeHint(s Snapshot, mems []*Memory) int {
+	n := len(indexHeader) + 256 + len(emptyIndex) + 16*len(sectionTitles)
+	for _, u := range s.Unreadable[:min(len(s.Unreadable), maxUnreadableNames)] {
+		n += len(u.File) + 2
+	}
+	for _, m := range mems {
+		if m.line != nil {
+			n += len(m.line.line)
+		} else {
+			n += 16 + 3*len(m.File) + len(m.Name) + len(m.Title) + len(m.Description)
+		}
+	}
+	return n
+}
+
 // sortedMemories returns the non-nil memories sorted by File (ties, which a
 // Store never produces, by the other indexed fields).
 func sortedMemories(in []*Memory) []*Memory {
 	cmpMem := func(a, b *Memory) int {
-		return cmp.Or(strings.Compare(a.File, b.File), strings.Compare(a.Type, b.Type),
-			strings.Compare(a.Name, b.Name), strings.Compare(a.Title, b.Title),
-			strings.Compare(a.Description, b.Description))
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Name, b.Name),
+			strings.Compare(a.Title, b.Title), strings.Compare(a.Description, b.Description))
 	}
 	if !slices.Contains(in, nil) && slices.IsSortedFunc(in, cmpMem) {
 		return in
@@ -146,47 +164,63 @@ func plural(n int, noun string) string {
 
 // section returns the index of the MEMORY.md section for a type.
 func section(typ string) uint8 {
-	typ = strings.ToLower(strings.TrimSpace(typ))
-	for i, t := range Types {
-		if typ == t {
-			return uint8(i)
+	for pass := 0; pass < 2; pass++ {
+		for i, t := range Types {
+			if typ == t {
+				return uint8(i)
+			}
 		}
+		typ = strings.ToLower(strings.TrimSpace(typ)) // types Parse did not normalise
 	}
 	return uint8(len(Types))
 }
 
+// entryLine is a memory's index line as rendered when it was parsed, with
+// the fields it was rendered from: Build uses it while they still match,
+// so rebuilding the index of a large store is mostly copying.
+type entryLine struct {
+	file, name, title, description string
+	line                           string
+}
+
+func newEntryLine(m *Memory) *entryLine {
+	var b bytes.Buffer
+	renderEntry(&b, m)
+	return &entryLine{m.File, m.Name, m.Title, m.Description, b.String()}
+}
+
 func writeEntry(b *bytes.Buffer, m *Memory) {
+	if l := m.line; l != nil && l.file == m.File && l.name == m.Name && l.title == m.Title &&
+		l.description == m.Description {
+		b.WriteString(l.line)
+		return
+	}
+	renderEntry(b, m)
+}
+
+func renderEntry(b *bytes.Buffer, m *Memory) {
 	b.WriteString("- [")
-	b.WriteString(entryTitle(m))
+	switch {
+	case !blank(m.Title, 0):
+		writeOneLine(b, m.Title, escapeBrackets)
+	case !blank(m.Name, hyphensAsSpaces):
+		writeOneLine(b, m.Name, hyphensAsSpaces|upperFirst|escapeBrackets)
+	default:
+		writeOneLine(b, m.File, escapeBrackets)
+	}
 	b.WriteString("](")
-	b.WriteString(linkTarget(m.File))
+	writeLinkTarget(b, m.File)
 	b.WriteByte(')')
-	if d := oneLine(m.Description); d != "" {
+	if !blank(m.Description, 0) {
 		b.WriteString(" — ")
-		b.WriteString(d)
+		writeOneLine(b, m.Description, 0)
 	}
 	b.WriteByte('\n')
 }
 
-func entryTitle(m *Memory) string {
-	t := oneLine(m.Title)
-	if t == "" {
-		t = oneLine(strings.ReplaceAll(m.Name, "-", " "))
-		if r, size := utf8.DecodeRuneInString(t); r != utf8.RuneError && !unicode.IsUpper(r) {
-			t = string(unicode.ToUpper(r)) + t[size:]
-		}
-	}
-	if t == "" {
-		t = oneLine(m.File)
-	}
-	if strings.ContainsAny(t, `\[]`) {
-		t = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(t)
-	}
-	return t
-}
-
-// linkTarget percent-encodes each path segment of file where needed.
-func linkTarget(file string) string {
+// writeLinkTarget writes file with each path segment percent-encoded where
+// needed.
+func writeLinkTarget(b *bytes.Buffer, file string) {
 	plain := true
 	for i := 0; i < len(file) && plain; i++ {
 		c := file[i]
@@ -194,39 +228,81 @@ func linkTarget(file string) string {
 			c == '-' || c == '_' || c == '.' || c == '/' || c == '~'
 	}
 	if plain {
-		return file
+		b.WriteString(file)
+		return
 	}
-	parts := strings.Split(file, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
+	for i, p := range strings.Split(file, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(url.PathEscape(p))
 	}
-	return strings.Join(parts, "/")
 }
 
-// oneLine collapses every run of whitespace and control characters in s to
-// one space and trims both ends.
-func oneLine(s string) string {
-	clean := len(s) == 0 || s[0] != ' ' && s[len(s)-1] != ' '
-	for i := 0; i < len(s) && clean; i++ {
-		c := s[i]
-		clean = c >= 0x20 && c < 0x7f && !(c == ' ' && s[i+1] == ' ')
+// textMode says how writeOneLine transforms text.
+type textMode uint8
+
+const (
+	hyphensAsSpaces textMode = 1 << iota // "prefers-tabs" reads "prefers tabs"
+	upperFirst                           // upper-case the first letter
+	escapeBrackets                       // backslash before \, [ and ] (link text)
+)
+
+// isGap reports whether r separates words on an index line: whitespace,
+// control characters, and hyphens in hyphensAsSpaces mode.
+func isGap(r rune, mode textMode) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f || r == '-' && mode&hyphensAsSpaces != 0
 	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
+	return unicode.IsSpace(r) || unicode.IsControl(r)
+}
+
+// blank reports whether s has nothing but gaps.
+func blank(s string, mode textMode) bool {
 	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			space = b.Len() > 0
+		if !isGap(r, mode) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeOneLine writes s on one line: every run of gaps becomes one space,
+// and none lead or trail.
+func writeOneLine(b *bytes.Buffer, s string, mode textMode) {
+	space, first := false, true
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if isGap(r, mode) {
+			space = true
 			continue
 		}
-		if space {
+		if space && !first {
 			b.WriteByte(' ')
-			space = false
 		}
-		b.WriteRune(r)
+		space = false
+		if first && mode&upperFirst != 0 {
+			r = unicode.ToUpper(r)
+		}
+		first = false
+		if mode&escapeBrackets != 0 && (r == '\\' || r == '[' || r == ']') {
+			b.WriteByte('\\')
+		}
+		if r < utf8.RuneSelf {
+			b.WriteByte(byte(r))
+		} else {
+			b.WriteRune(r)
+		}
 	}
+}
+
+// oneLine returns s as writeOneLine writes it.
+func oneLine(s string) string {
+	var b bytes.Buffer
+	writeOneLine(&b, s, 0)
 	return b.String()
 }

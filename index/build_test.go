@@ -188,3 +188,13 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildSeesChangedCopies(t *testing.T) {
+	m := mustParse(t, "x.md", "---\nname: x\ndescription: old\nmetadata:\n  type: user\n---\n")
+	c := *m
+	c.Description, c.Type = "new", "project"
+	got := string(Build(Snapshot{Memories: []*Memory{&c}}))
+	if !strings.HasSuffix(got, "\n## Project\n- [X](x.md) — new\n") {
+		t.Fatalf("got:\n%s", got)
+	}
+}

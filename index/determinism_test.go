@@ -129,4 +129,14 @@ func TestIndexIsDeterministic(t *testing.T) {
 	if got := Build(snap); !bytes.Equal(got, one) {
 		t.Fatalf("Build of a map-ordered snapshot differs:\n%s", got)
 	}
+
+	// Lines rendered at parse time equal lines rendered by Build.
+	for i, m := range snap.Memories {
+		c := *m
+		c.line = nil
+		snap.Memories[i] = &c
+	}
+	if got := Build(snap); !bytes.Equal(got, one) {
+		t.Fatalf("Build without cached lines differs:\n%s", got)
+	}
 }

@@ -98,3 +98,18 @@ func BenchmarkOneChange10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuild10k is Build alone, the CPU part of every index rebuild.
+func BenchmarkBuild10k(b *testing.B) {
+	dir := b.TempDir()
+	benchStore(b, dir, benchFiles)
+	s := NewStore(dir)
+	if err := s.Scan(); err != nil {
+		b.Fatal(err)
+	}
+	snap := s.Snapshot()
+	b.ResetTimer()
+	for b.Loop() {
+		Build(snap)
+	}
+}

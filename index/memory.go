@@ -32,6 +32,7 @@ type Memory struct {
 	parsed bool   // made by Parse: front and orig are set
 	front  string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
 	orig   fields // the known fields as read, so Format touches only what changed
+	line   *entryLine
 }
 
 // fields are the frontmatter keys memoryd understands.
@@ -115,11 +116,13 @@ func parse(rel string, data []byte, hash string) (*Memory, error) {
 	if f.name == "" {
 		f.name = nameFromFile(rel, f.typ)
 	}
-	return &Memory{
+	m := &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
 		Type: f.typ, Readonly: f.readonly, Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
-	}, nil
+	}
+	m.line = newEntryLine(m)
+	return m, nil
 }
 
 // toLF turns CRLF line endings into LF. Carriage returns right before a line

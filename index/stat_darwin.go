@@ -1,13 +1,8 @@
 package index
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// sysStat adds the inode, device and change time to k.
-func sysStat(k *statKey, fi fs.FileInfo) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		k.ino, k.dev, k.ctime = uint64(st.Ino), uint64(st.Dev), st.Ctimespec.Nano()
-	}
+func keyFromStat(st *syscall.Stat_t) statKey {
+	return statKey{size: st.Size, mtime: st.Mtimespec.Nano(), ctime: st.Ctimespec.Nano(),
+		ino: uint64(st.Ino), dev: uint64(st.Dev), mode: uint32(st.Mode)}
 }

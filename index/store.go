@@ -1,20 +1,14 @@
 package index
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,38 +35,6 @@ type Store struct {
 	now    func() time.Time
 	reads  atomic.Int64 // files read, for tests
 	parses atomic.Int64 // Parse calls, for tests
-}
-
-// entry is one cached file.
-type entry struct {
-	rel    string
-	key    statKey // zero when the file must be read again next time
-	readAt int64   // unix ns just before the file was read
-	hash   string
-	mem    *Memory
-	err    error
-}
-
-// statKey identifies one version of a file without reading it.
-type statKey struct {
-	size, mtime, ctime int64
-	ino, dev           uint64
-	mode               fs.FileMode
-}
-
-func keyOf(fi fs.FileInfo) statKey {
-	k := statKey{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
-	sysStat(&k, fi)
-	return k
-}
-
-// racyWindow guards against coarse file timestamps: a file changed this
-// soon before it was read could change again without its stat changing, so
-// Scan reads it again (and parses it again only if its bytes differ).
-const racyWindow = 2 * time.Second
-
-func (e *entry) fresh(k statKey) bool {
-	return e.key != (statKey{}) && e.key == k && e.readAt-k.mtime >= int64(racyWindow)
 }
 
 // NewStore returns an empty cache for the memory folder dir. It reads
@@ -134,7 +96,7 @@ func (s *Store) Refresh(rel string) error {
 	}
 	s.replace(rel+"/", nil) // it may have been a directory
 	if IsMemory(rel) {
-		s.put(rel, s.load(rel, lst, s.get(rel)))
+		s.put(rel, s.load(rel, lst.Mode().Type(), s.get(rel)))
 	}
 	return nil
 }
@@ -208,13 +170,11 @@ func (s *Store) lstat(rel string) (fs.FileInfo, error) {
 	return os.Lstat(s.abs(rel))
 }
 
+// readConflicts counts the sections of _CONFLICTS.md; a missing or
+// unreadable file (or a link) counts none.
 func (s *Store) readConflicts() {
 	s.conflicts = 0
-	lst, err := os.Lstat(s.abs(ConflictsFile))
-	if err != nil || !lst.Mode().IsRegular() {
-		return
-	}
-	if data, _, err := readRegular(s.abs(ConflictsFile), lst, 64<<20); err == nil {
+	if data, _, err := readFile(s.abs(ConflictsFile), 64<<20); err == nil {
 		s.conflicts = CountConflicts(data)
 	}
 }
@@ -246,179 +206,3 @@ func (s *Store) put(rel string, e *entry) {
 	}
 }
 
-// replace makes the entries whose path starts with prefix those of found
-// (sorted here), reusing cached entries that are still fresh and reading
-// the others in parallel.
-func (s *Store) replace(prefix string, found []candidate) {
-	slices.SortFunc(found, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
-	lo, _ := s.search(prefix)
-	hi := lo + sort.Search(len(s.entries)-lo, func(i int) bool {
-		return !strings.HasPrefix(s.entries[lo+i].rel, prefix)
-	})
-	old := s.entries[lo:hi]
-	next := make([]*entry, len(found))
-	var todo []int
-	j := 0
-	for i, c := range found {
-		for j < len(old) && old[j].rel < c.rel {
-			j++
-		}
-		var prev *entry
-		if j < len(old) && old[j].rel == c.rel {
-			prev = old[j]
-		}
-		switch {
-		case c.err != nil:
-			next[i] = &entry{rel: c.rel, err: c.err}
-		case prev != nil && prev.fresh(keyOf(c.info)):
-			next[i] = prev
-		default:
-			next[i] = prev
-			todo = append(todo, i)
-		}
-	}
-	parallel(len(todo), func(k int) {
-		i := todo[k]
-		next[i] = s.load(found[i].rel, found[i].info, next[i])
-	})
-	s.entries = slices.Replace(s.entries, lo, hi, next...)
-}
-
-// parallel calls f(0..n-1) on a few goroutines and waits for them.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), 8, (n+31)/32)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}
-
-// candidate is a memory file (or an unlistable directory) found by walk.
-type candidate struct {
-	rel  string
-	info fs.FileInfo // from lstat
-	err  error
-}
-
-// walk appends the memory files under relDir to out, descending into
-// subdirectories that are not hidden. It never follows a symbolic link.
-func (s *Store) walk(relDir string, out *[]candidate) error {
-	f, err := os.Open(s.abs(relDir))
-	if err != nil {
-		return err
-	}
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	for _, d := range ents {
-		rel := d.Name()
-		if relDir != "" {
-			rel = relDir + "/" + rel
-		}
-		switch {
-		case d.IsDir():
-			if IgnoredDir(rel) {
-				continue
-			}
-			if err := s.walk(rel, out); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				*out = append(*out, candidate{rel: rel + "/", err: fmt.Errorf("read folder %s: %w", rel, err)})
-			}
-		case IsMemory(rel):
-			info, err := d.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				err = fmt.Errorf("stat %s: %w", rel, err)
-			}
-			*out = append(*out, candidate{rel: rel, info: info, err: err})
-		}
-	}
-	return nil
-}
-
-// load reads and parses rel, whose lstat is lst. prev, the cached entry, is
-// reused when the bytes have not changed. load runs on several goroutines
-// at once and touches nothing in s but the parse counter.
-func (s *Store) load(rel string, lst fs.FileInfo, prev *entry) *entry {
-	e := &entry{rel: rel, key: keyOf(lst), readAt: s.now().UnixNano()}
-	switch {
-	case lst.Mode()&fs.ModeSymlink != 0:
-		e.err = &ParseError{rel, 0, "is a symbolic link, which memoryd does not follow"}
-		return e
-	case !lst.Mode().IsRegular():
-		e.err = &ParseError{rel, 0, "is not a regular file"}
-		return e
-	case lst.Size() > MaxFileSize:
-		e.err = &ParseError{rel, 0, fmt.Sprintf("file is %d bytes, more than the limit of %d", lst.Size(), MaxFileSize)}
-		return e
-	}
-	s.reads.Add(1)
-	data, fi, err := readRegular(s.abs(rel), lst, MaxFileSize)
-	if err != nil {
-		e.key = statKey{}
-		e.err = fmt.Errorf("read %s: %w", rel, err)
-		return e
-	}
-	e.key = keyOf(fi)
-	sum := sha256.Sum256(data)
-	e.hash = hex.EncodeToString(sum[:])
-	if prev != nil && prev.hash == e.hash {
-		e.mem, e.err = prev.mem, prev.err
-		return e
-	}
-	s.parses.Add(1)
-	e.mem, e.err = parse(rel, data, e.hash)
-	return e
-}
-
-var errChanged = errors.New("file changed while it was being read")
-
-// readRegular reads the regular file at name, which lstat described, and
-// returns its bytes and fstat. It fails if the path no longer names that
-// file (replaced, for instance by a link) or holds more than limit bytes.
-func readRegular(name string, lst fs.FileInfo, limit int64) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !os.SameFile(lst, fi) || !fi.Mode().IsRegular() {
-		return nil, nil, errChanged
-	}
-	data := make([]byte, 0, min(max(fi.Size()+1, 512), limit+1))
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, fi, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if int64(len(data)) > limit {
-			return nil, nil, fmt.Errorf("more than %d bytes", limit)
-		}
-		if len(data) == cap(data) {
-			data = slices.Grow(data, len(data))
-		}
-	}
-}
