@@ -27,11 +27,43 @@ import (
 // part_message_id_id_idx); the session table has no index on time_updated and is scanned whole,
 // which is cheap (one row per session).
 type OpenCode struct {
-	name string
-	path string
-	db   *sql.DB
-	opts Options
-	log  *slog.Logger
+	name  string
+	path  string
+	db    *sql.DB
+	stmts ocStatements
+	opts  Options
+	log   *slog.Logger
+}
+
+// ocStatements are prepared once: the JSON expressions make parsing a query cost more than
+// running it on a small session.
+type ocStatements struct {
+	changed, tail, exists, meta, parts, msgParts *sql.Stmt
+}
+
+func (st *ocStatements) prepare(db *sql.DB) error {
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&st.changed, changedQuery}, {&st.tail, tailQuery}, {&st.exists, existsQuery},
+		{&st.meta, metaQuery}, {&st.parts, partsQuery}, {&st.msgParts, msgPartsQuery},
+	} {
+		stmt, err := db.Prepare(p.query)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		*p.stmt = stmt
+	}
+	return nil
+}
+
+func (st *ocStatements) close() {
+	for _, s := range []*sql.Stmt{st.changed, st.tail, st.exists, st.meta, st.parts, st.msgParts} {
+		if s != nil {
+			s.Close()
+		}
+	}
 }
 
 var _ Source = (*OpenCode)(nil)
@@ -64,6 +96,11 @@ func OpenOpenCode(path string, opts Options) (*OpenCode, error) {
 	s := &OpenCode{name: openCodeName(abs), path: abs, db: db, opts: opts}
 	s.log = opts.logger(s.name)
 	if err := s.check(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open opencode database %s: %w", abs, err)
+	}
+	if err := s.stmts.prepare(db); err != nil {
+		s.stmts.close()
 		db.Close()
 		return nil, fmt.Errorf("open opencode database %s: %w", abs, err)
 	}
@@ -101,7 +138,10 @@ func (s *OpenCode) Path() string { return s.path }
 func (s *OpenCode) WatchPaths() []string { return []string{filepath.Dir(s.path)} }
 
 // Close implements Source.
-func (s *OpenCode) Close() error { return s.db.Close() }
+func (s *OpenCode) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 // read runs fn in one read transaction.
 func (s *OpenCode) read(ctx context.Context, fn func(tx *sql.Tx) error) error {

@@ -20,33 +20,42 @@ const msgFields = `coalesce(m.data ->> '$.role', ''),
 	(m.data ->> '$.time.completed') IS NOT NULL OR coalesce(json_type(m.data, '$.error'), 'null') <> 'null',
 	coalesce(json_type(m.data, '$.summary'), '') = 'true'`
 
-// changedQuery lists sessions updated at or after ?1 (Unix ms). A session's time_updated does not
-// move when its last message gets its error (seen with OpenCode 1.18), so the newest message's
-// time_updated counts too; that is one index seek per session.
-const changedQuery = `SELECT id, parent, dir, title, max(su, mu) AS updated FROM (
-	SELECT s.id AS id, coalesce(s.parent_id, '') AS parent, s.directory AS dir, s.title AS title,
-		s.time_updated AS su,
+// changedQuery lists the sessions whose row changed at or after ?1 (Unix ms) with their last
+// change: a session's time_updated does not move when its last message gets its error (seen with
+// OpenCode 1.18), so the newest message's time_updated counts too, at one index seek per session.
+// Changed passes since minus lateUpdateWindow, so only recently active sessions pay for the seek.
+// Filtering and sorting happen in Go: in SQL the correlated subquery would run twice.
+const changedQuery = `SELECT s.id, coalesce(s.parent_id, ''), s.directory, s.title, max(s.time_updated,
 		coalesce((SELECT m.time_updated FROM message m WHERE m.session_id = s.id
-			ORDER BY m.time_created DESC, m.id DESC LIMIT 1), 0) AS mu
-	FROM session s)
-WHERE max(su, mu) >= ?1 ORDER BY updated, id`
+			ORDER BY m.time_created DESC, m.id DESC LIMIT 1), 0))
+	FROM session s WHERE s.time_updated >= ?1`
+
+// lateUpdateWindow bounds how long after a session's row last changed its newest message may
+// still change unnoticed by the row (an error after retries): Changed(since) finds such a late
+// change only for sessions whose row changed within this window before since.
+const lateUpdateWindow = 24 * time.Hour
 
 // tailQuery lists a session's newest messages, newest first.
 const tailQuery = `SELECT m.id, m.time_created, ` + msgFields + `
 	FROM message m WHERE m.session_id = ?1 AND json_valid(m.data)
 	ORDER BY m.time_created DESC, m.id DESC LIMIT ?2`
 
+// existsQuery finds a session.
+const existsQuery = `SELECT 1 FROM session WHERE id = ?1`
+
 // metaQuery lists a session's messages after the watermark (?2, ?3), oldest first.
 const metaQuery = `SELECT m.id, m.time_created, ` + msgFields + `
 	FROM message m WHERE m.session_id = ?1 AND (m.time_created, m.id) > (?2, ?3) AND json_valid(m.data)
 	ORDER BY m.time_created, m.id`
 
-// partFields are the ocPart fields of part row p, after p.message_id.
+// partFields are the ocPart fields of part row p, after p.message_id. "CASE x WHEN" evaluates
+// the type once per CASE.
 var partFields = `p.data ->> '$.type',
-	CASE WHEN p.data ->> '$.type' = 'text' THEN coalesce(p.data ->> '$.text', '') ELSE '' END,
-	coalesce(p.data ->> '$.synthetic', 0) IS 1, coalesce(p.data ->> '$.ignored', 0) IS 1,
-	CASE WHEN p.data ->> '$.type' = 'tool' THEN coalesce(p.data ->> '$.tool', '') ELSE '' END,
-	CASE WHEN p.data ->> '$.type' = 'tool' THEN substr(coalesce(` + inputExprs() + `, ''), 1, 512) ELSE '' END`
+	CASE p.data ->> '$.type' WHEN 'text' THEN coalesce(p.data ->> '$.text', '') ELSE '' END,
+	CASE p.data ->> '$.type' WHEN 'text' THEN coalesce(p.data ->> '$.synthetic', 0) IS 1 ELSE 0 END,
+	CASE p.data ->> '$.type' WHEN 'text' THEN coalesce(p.data ->> '$.ignored', 0) IS 1 ELSE 0 END,
+	CASE p.data ->> '$.type' WHEN 'tool' THEN coalesce(p.data ->> '$.tool', '') ELSE '' END,
+	CASE p.data ->> '$.type' WHEN 'tool' THEN substr(coalesce(` + inputExprs() + `, ''), 1, 512) ELSE '' END`
 
 func inputExprs() string {
 	var b []string
@@ -76,7 +85,8 @@ const tailLength = 12
 func (s *OpenCode) Changed(ctx context.Context, since time.Time) ([]Session, error) {
 	var out []Session
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, changedQuery, sinceMillis(since))
+		from := sinceMillis(since)
+		rows, err := tx.StmtContext(ctx, s.stmts.changed).QueryContext(ctx, max(0, from-lateUpdateWindow.Milliseconds()))
 		if err != nil {
 			return err
 		}
@@ -87,7 +97,7 @@ func (s *OpenCode) Changed(ctx context.Context, since time.Time) ([]Session, err
 			if err := rows.Scan(&ss.ID, &ss.ParentID, &ss.Dir, &ss.Title, &updated); err != nil {
 				return err
 			}
-			if s.opts.skipped(ss.ParentID, ss.Dir) {
+			if updated < from || s.opts.skipped(ss.ParentID, ss.Dir) {
 				continue
 			}
 			ss.Updated = time.UnixMilli(updated)
@@ -97,6 +107,7 @@ func (s *OpenCode) Changed(ctx context.Context, since time.Time) ([]Session, err
 			return err
 		}
 		rows.Close()
+		sortSessions(out)
 		for i := range out {
 			if err := s.tail(ctx, tx, &out[i]); err != nil {
 				return err
@@ -119,7 +130,7 @@ func sinceMillis(since time.Time) int64 {
 
 // tail fills in Finished and LastUserText from the session's newest messages.
 func (s *OpenCode) tail(ctx context.Context, tx *sql.Tx, ss *Session) error {
-	msgs, err := scanMessages(tx.QueryContext(ctx, tailQuery, ss.ID, tailLength))
+	msgs, err := scanMessages(tx.StmtContext(ctx, s.stmts.tail).QueryContext(ctx, ss.ID, tailLength))
 	if err != nil {
 		return err
 	}
@@ -130,7 +141,7 @@ func (s *OpenCode) tail(ctx context.Context, tx *sql.Tx, ss *Session) error {
 		if m.Role != "user" {
 			continue
 		}
-		parts, err := scanParts(tx.QueryContext(ctx, msgPartsQuery, m.ID))
+		parts, err := scanParts(tx.StmtContext(ctx, s.stmts.msgParts).QueryContext(ctx, m.ID))
 		if err != nil {
 			return err
 		}
@@ -181,14 +192,14 @@ func (s *OpenCode) Messages(ctx context.Context, sessionID string, after Waterma
 	var out []Message
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM session WHERE id = ?`, sessionID).Scan(&one)
+		err := tx.StmtContext(ctx, s.stmts.exists).QueryRowContext(ctx, sessionID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrSessionGone
 		}
 		if err != nil {
 			return err
 		}
-		metas, err := scanMessages(tx.QueryContext(ctx, metaQuery, sessionID, after.Time, after.ID))
+		metas, err := scanMessages(tx.StmtContext(ctx, s.stmts.meta).QueryContext(ctx, sessionID, after.Time, after.ID))
 		if err != nil {
 			return err
 		}
@@ -197,7 +208,7 @@ func (s *OpenCode) Messages(ctx context.Context, sessionID string, after Waterma
 			return nil
 		}
 		last := metas[len(metas)-1]
-		rows, err := tx.QueryContext(ctx, partsQuery, sessionID, after.Time, after.ID, last.Created, last.ID)
+		rows, err := tx.StmtContext(ctx, s.stmts.parts).QueryContext(ctx, sessionID, after.Time, after.ID, last.Created, last.ID)
 		if err != nil {
 			return err
 		}

@@ -77,8 +77,13 @@ func TestOpenCodeRealRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := os.ReadFile("testdata/opencode-1.18.33-write.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.exec(`DELETE FROM project`)
 	f.exec(string(rows))
+	f.exec(string(more))
 	s := openSource(t, f.path, Options{})
 
 	ss := changed(t, s, time.Time{})
@@ -89,6 +94,7 @@ func TestOpenCodeRealRows(t *testing.T) {
 		"ses_e0381f5ceffei06rppy24q9rUb", // task tool (its sub-agent session is left out)
 		"ses_e0381dd89ffeiDGMs7J5NjiZMF", // attached file
 		"ses_e0377b91effepU6yq0LJfaiMIe", // compaction
+		"ses_e03638538ffeCES7N4ul1Ee0Yi", // write tool; the user message carries the diff
 	})
 	for _, sess := range ss {
 		if !sess.Finished {
@@ -102,6 +108,9 @@ func TestOpenCodeRealRows(t *testing.T) {
 		t.Errorf("errored session Updated = %d, want the error's message time_updated 1795237479140", got)
 	}
 	if got := ss[5].LastUserText; got != `"after overflow"` {
+		t.Errorf("LastUserText = %q", got)
+	}
+	if got := ss[6].LastUserText; got != `"RUNWRITE now"` {
 		t.Errorf("LastUserText = %q", got)
 	}
 
@@ -137,8 +146,16 @@ func TestOpenCodeRealRows(t *testing.T) {
 		`assistant: Noted. I will keep that in mind.`,
 	})
 
+	// The written file's content (in the tool input and in the user message's diff) stays out.
+	written := messages(t, s, "ses_e03638538ffeCES7N4ul1Ee0Yi", Watermark{}, 0)
+	wantLines(t, brief(written), []string{
+		`user: "RUNWRITE now"`,
+		`assistant:  [write: /tmp/transcript-explore/proj/written.txt]`,
+		`assistant: The command printed the marker.`,
+	})
+
 	sub := changed(t, openSource(t, f.path, Options{IncludeSubagents: true}), time.Time{})
-	if len(sub) != 7 || !slices.ContainsFunc(sub, func(s Session) bool { return s.ParentID == "ses_e0381f5ceffei06rppy24q9rUb" }) {
+	if len(sub) != 8 || !slices.ContainsFunc(sub, func(s Session) bool { return s.ParentID == "ses_e0381f5ceffei06rppy24q9rUb" }) {
 		t.Errorf("IncludeSubagents: %v", sessionIDs(sub))
 	}
 }
@@ -323,6 +340,18 @@ func TestOpenCodeChanged(t *testing.T) {
 	if got := changed(t, s, time.UnixMilli(251)); len(got) != 0 {
 		t.Errorf("since after everything: %v", sessionIDs(got))
 	}
+
+	// A late message change is found only within lateUpdateWindow of the session row's change.
+	day := lateUpdateWindow.Milliseconds()
+	f.exec(`UPDATE message SET time_updated = ? WHERE id = 'msg_5'`, 50+day)
+	wantLines(t, sessionIDs(changed(t, s, time.UnixMilli(50+day))), []string{"ses_late"})
+	f.exec(`UPDATE message SET time_updated = ? WHERE id = 'msg_5'`, 51+day)
+	if got := changed(t, s, time.UnixMilli(51+day)); len(got) != 0 {
+		t.Errorf("late change outside the window: %v", sessionIDs(got))
+	}
+	if got := changed(t, s, time.Time{}); got[len(got)-1].ID != "ses_late" || got[len(got)-1].Updated.UnixMilli() != 51+day {
+		t.Errorf("a full listing misses the late change: %+v", got)
+	}
 }
 
 func TestOpenOpenCodeRejectsOtherFiles(t *testing.T) {
@@ -340,5 +369,48 @@ func TestOpenOpenCodeRejectsOtherFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "missing.db")); !os.IsNotExist(err) {
 		t.Fatalf("a missing database was created: %v", err)
+	}
+}
+
+// TestOpenCodeQueryPlans: every query reaches messages and parts through OpenCode's own indexes
+// (the database is read-only: no index can be added). Only the session table is scanned.
+func TestOpenCodeQueryPlans(t *testing.T) {
+	s := openSource(t, newOCFixture(t).path, Options{})
+	for _, q := range []struct {
+		name, query string
+		uses        []string
+	}{
+		{"changed", changedQuery, []string{"SCAN s", "message_session_time_created_id_idx"}},
+		{"tail", tailQuery, []string{"message_session_time_created_id_idx"}},
+		{"exists", existsQuery, []string{"sqlite_autoindex_session_1"}},
+		{"meta", metaQuery, []string{"message_session_time_created_id_idx (session_id=? AND (time_created,id)>(?,?))"}},
+		{"parts", partsQuery, []string{"message_session_time_created_id_idx", "part_message_id_id_idx (message_id=?)"}},
+		{"msgParts", msgPartsQuery, []string{"part_message_id_id_idx (message_id=?)"}},
+	} {
+		rows, err := s.db.Query("EXPLAIN QUERY PLAN "+q.query, 1, 2, 3, 4, 5)
+		if err != nil {
+			t.Fatalf("%s: %v", q.name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		all := strings.Join(plan, "\n")
+		for _, u := range q.uses {
+			if !strings.Contains(all, u) {
+				t.Errorf("%s: plan does not use %q:\n%s", q.name, u, all)
+			}
+		}
+		for _, bad := range []string{"SCAN m", "SCAN p", "SCAN message", "SCAN part", "AUTOMATIC"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("%s: plan has %q:\n%s", q.name, bad, all)
+			}
+		}
 	}
 }
