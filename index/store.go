@@ -205,4 +205,3 @@ func (s *Store) put(rel string, e *entry) {
 		s.entries = slices.Insert(s.entries, i, e)
 	}
 }
-
