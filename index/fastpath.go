@@ -18,70 +18,90 @@ import (
 //
 // This matters for speed: a Scan of 10,000 files spends most of its time in
 // yaml.v3 otherwise.
-func fastFields(text string) (f fields, ok bool) {
+func fastFields(text string) (fields, bool) {
 	if !plainText(text) {
-		return f, false
+		return fields{}, false
 	}
-	var top, nested []string // keys seen, to leave duplicates to yaml.v3
-	var topType, metaType string
-	block := "" // the top-level key whose indented block we are in
-	indent := 0 // that block's indentation, once known
+	var r fastReader
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
 		body := strings.TrimLeft(line, " ")
 		if body == "" && line != "" {
-			return f, false // a line of only spaces
+			return fields{}, false // a line of only spaces
 		}
 		if body == "" || body[0] == '#' {
 			continue
 		}
 		key, val, hasVal, ok := plainPair(body)
-		if !ok {
-			return f, false
-		}
 		if depth := len(line) - len(body); depth > 0 {
-			switch {
-			case block == "" || indent != 0 && depth != indent || slices.Contains(nested, key):
-				return f, false
-			case block == "name", block == "title", block == "description", block == "type":
-				return f, false // not a single value: yaml.v3 reports it
-			}
-			indent = depth
-			nested = append(nested, key)
-			if block == "metadata" && key == "type" {
-				metaType = scalarValue(val)
-			} else if block == "metadata" && key == "readonly" {
-				f.readonly = truthy(scalarValue(val))
-			}
-			continue
+			ok = ok && r.nestedPair(depth, key, val)
+		} else {
+			ok = ok && r.topPair(key, val, hasVal)
 		}
-		if len(top) > 64 || slices.Contains(top, key) {
-			return f, false
+		if !ok {
+			return fields{}, false
 		}
-		top = append(top, key)
-		block, indent, nested = "", 0, nested[:0]
-		if !hasVal {
-			block = key // a null, or the start of an indented block
-			continue
-		}
+	}
+	if r.metaType == "" {
+		r.metaType = r.topType
+	}
+	r.f.typ = strings.ToLower(strings.TrimSpace(r.metaType))
+	return r.f, true
+}
+
+// fastReader is the state of fastFields between lines.
+type fastReader struct {
+	f                 fields
+	topType, metaType string
+	top, nested       []string // keys seen, to leave duplicates to yaml.v3
+	block             string   // the top-level key whose indented block we are in
+	indent            int      // that block's indentation, once known
+}
+
+func (r *fastReader) topPair(key, val string, hasVal bool) bool {
+	if len(r.top) > 64 || slices.Contains(r.top, key) {
+		return false
+	}
+	r.top = append(r.top, key)
+	r.block, r.indent, r.nested = "", 0, r.nested[:0]
+	if !hasVal {
+		r.block = key // a null, or the start of an indented block
+		return true
+	}
+	switch key {
+	case "name":
+		r.f.name = scalarValue(val)
+	case "title":
+		r.f.title = scalarValue(val)
+	case "description":
+		r.f.description = scalarValue(val)
+	case "type":
+		r.topType = scalarValue(val)
+	case "metadata":
+		return false // an inline value: yaml.v3 decides
+	}
+	return true
+}
+
+func (r *fastReader) nestedPair(depth int, key, val string) bool {
+	switch r.block {
+	case "", "name", "title", "description", "type":
+		return false // a continuation line, or a known key that is not a single value
+	}
+	if r.indent != 0 && depth != r.indent || len(r.nested) > 64 || slices.Contains(r.nested, key) {
+		return false
+	}
+	r.indent = depth
+	r.nested = append(r.nested, key)
+	if r.block == "metadata" {
 		switch key {
-		case "name":
-			f.name = scalarValue(val)
-		case "title":
-			f.title = scalarValue(val)
-		case "description":
-			f.description = scalarValue(val)
 		case "type":
-			topType = scalarValue(val)
-		case "metadata":
-			return f, false // an inline value: yaml.v3 decides
+			r.metaType = scalarValue(val)
+		case "readonly":
+			r.f.readonly = truthy(scalarValue(val))
 		}
 	}
-	if metaType == "" {
-		metaType = topType
-	}
-	f.typ = strings.ToLower(strings.TrimSpace(metaType))
-	return f, true
+	return true
 }
 
 // plainPair splits "key: value" or "key:" where key is [A-Za-z_][A-Za-z0-9_-]{0,127}

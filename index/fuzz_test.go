@@ -3,9 +3,10 @@ package index
 import (
 	"bytes"
 	"errors"
-	"gopkg.in/yaml.v3"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func FuzzParse(f *testing.F) {
@@ -40,38 +41,52 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		out := m.Format()
-		again, err := Parse("f.md", out)
-		if err != nil {
-			t.Fatalf("Format output does not parse: %v\n%s", err, out)
-		}
-		if again.Name != m.Name || again.Title != m.Title || again.Description != m.Description ||
-			again.Type != m.Type || again.Readonly != m.Readonly ||
-			trimEOL(again.Body) != trimEOL(m.Body) {
-			t.Fatalf("fields changed by Format:\n%+v\n%+v\n%s", *m, *again, out)
-		}
-		if twice := again.Format(); !bytes.Equal(twice, out) {
-			t.Fatalf("Format not stable:\n%q\n%q", out, twice)
-		}
+		checkRoundTrip(t, m)
 		c := *m
 		c.Name, c.Description, c.Type, c.Readonly = "renamed", "new\ndescription", "project", !m.Readonly
-		changed, err := Parse("f.md", c.Format())
-		if err != nil {
-			t.Fatalf("changed Format does not parse: %v\n%s", err, c.Format())
-		}
-		if changed.Name != c.Name || changed.Description != c.Description || changed.Type != c.Type || changed.Readonly != c.Readonly {
-			t.Fatalf("changed fields lost:\n%+v\n%s", *changed, c.Format())
-		}
-		// yaml.v3 cannot re-encode every document faithfully (block scalars
-		// that start with a blank line, nulls in flow mappings); check that
-		// Format keeps unknown keys wherever yaml.v3 itself can.
-		var plain bytes.Buffer
-		if encodeYAML(&plain, m.document()) == nil && sameUnknown(t, m.front, plain.String()) &&
-			!sameUnknown(t, m.front, frontOf(t, c.Format())) {
-			t.Fatalf("unknown keys changed:\n%s\n----\n%s", m.front, c.Format())
-		}
+		checkChangedFormat(t, m, &c)
 		_ = Build(Snapshot{Memories: []*Memory{m, &c}})
 	})
+}
+
+// checkRoundTrip asserts that Format of a parsed memory parses back to the
+// same fields and formats to the same bytes.
+func checkRoundTrip(t *testing.T, m *Memory) {
+	t.Helper()
+	out := m.Format()
+	again, err := Parse("f.md", out)
+	if err != nil {
+		t.Fatalf("Format output does not parse: %v\n%s", err, out)
+	}
+	if again.Name != m.Name || again.Title != m.Title || again.Description != m.Description ||
+		again.Type != m.Type || again.Readonly != m.Readonly ||
+		trimEOL(again.Body) != trimEOL(m.Body) {
+		t.Fatalf("fields changed by Format:\n%+v\n%+v\n%s", *m, *again, out)
+	}
+	if twice := again.Format(); !bytes.Equal(twice, out) {
+		t.Fatalf("Format not stable:\n%q\n%q", out, twice)
+	}
+}
+
+// checkChangedFormat asserts that c, a changed copy of m, formats to a file
+// with c's fields and m's unknown keys.
+func checkChangedFormat(t *testing.T, m, c *Memory) {
+	t.Helper()
+	changed, err := Parse("f.md", c.Format())
+	if err != nil {
+		t.Fatalf("changed Format does not parse: %v\n%s", err, c.Format())
+	}
+	if changed.Name != c.Name || changed.Description != c.Description || changed.Type != c.Type || changed.Readonly != c.Readonly {
+		t.Fatalf("changed fields lost:\n%+v\n%s", *changed, c.Format())
+	}
+	// yaml.v3 cannot re-encode every document faithfully (block scalars
+	// that start with a blank line, nulls in flow mappings); check that
+	// Format keeps unknown keys wherever yaml.v3 itself can.
+	var plain bytes.Buffer
+	if encodeYAML(&plain, m.document()) == nil && sameUnknown(t, m.front, plain.String()) &&
+		!sameUnknown(t, m.front, frontOf(t, c.Format())) {
+		t.Fatalf("unknown keys changed:\n%s\n----\n%s", m.front, c.Format())
+	}
 }
 
 func frontOf(t *testing.T, data []byte) string {
