@@ -52,9 +52,13 @@
 // a tool-less agent named "memoryd" (every tool disabled, every permission
 // denied). The server is protected by a random Basic-auth password.
 //
-// Each call creates a session, prompts it synchronously, collects the text
-// parts of the reply and deletes the session (aborting it first when the call
-// failed or timed out: OpenCode itself retries upstream 429/5xx without end).
+// Each call checks that OpenCode knows the model (once per server, so a typo
+// gets a clear error instead of a broken request), creates a session,
+// prompts it synchronously, collects the text parts of the reply and deletes
+// the session, aborting it first when the call failed or timed out: OpenCode
+// itself retries upstream 429/5xx without end, so Options.Timeout bounds the
+// whole call, server start included. MaxRetries, BaseURL and APIKey do not
+// apply: OpenCode's provider settings and credentials do.
 //
 // The X-Memoryd-Task header reaches the upstream provider through OpenCode's
 // per-model "headers" setting: each (task, model) pair gets its own working
@@ -62,12 +66,14 @@
 // opencode.json that sets that header on that model, and the session is
 // created in that directory. OpenCode loads a directory's project config when
 // it first sees the directory, so one server serves every task and model
-// without restarts.
+// without restarts. (The upstream User-Agent stays OpenCode's.)
 //
 // Known limits of the opencode provider: OpenCode adds its environment block,
 // the user's global AGENTS.md and the user's `instructions` files to every
-// system prompt (they cannot be switched off per agent in 1.18), and it
-// writes its log file into the user's OpenCode data directory.
+// system prompt (they cannot be switched off per agent in 1.18, and an
+// "instructions" list in OPENCODE_CONFIG_CONTENT adds to the user's rather
+// than replacing it), and it writes its log file into the user's OpenCode
+// data directory.
 package llm
 
 import (

@@ -181,15 +181,16 @@ func (p *openCode) acquire(ctx context.Context) (*ocServer, error) {
 		s, err := p.start(ctx)
 		p.mu.Lock()
 		p.starting = nil
+		if err == nil && p.closed {
+			p.mu.Unlock()
+			s.stop()
+			close(ch) // after stop: Close waits on ch
+			return nil, ErrClosed
+		}
 		close(ch)
 		if err != nil {
 			p.mu.Unlock()
 			return nil, err
-		}
-		if p.closed {
-			p.mu.Unlock()
-			s.stop()
-			return nil, ErrClosed
 		}
 		p.srv = s
 	}
@@ -227,8 +228,9 @@ func (p *openCode) stopIdle(gen int) {
 	p.log.Info("opencode server stopped", "reason", "idle", "idle", p.idle)
 }
 
-// Close stops the server, if one runs, and makes later calls fail with
-// ErrClosed. Calls still in flight fail. Close is idempotent.
+// Close stops the server, if one runs or is starting, and makes later calls
+// fail with ErrClosed; when it returns no server process is left. Calls
+// still in flight fail. Close is idempotent.
 func (p *openCode) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -239,12 +241,15 @@ func (p *openCode) Close() error {
 	if p.idleTimer != nil {
 		p.idleTimer.Stop()
 	}
-	s := p.srv
+	s, starting := p.srv, p.starting
 	p.srv = nil
 	p.mu.Unlock()
 	if s != nil {
 		s.stop()
 		p.log.Info("opencode server stopped", "reason", "close")
+	}
+	if starting != nil {
+		<-starting // the starter stops what it started
 	}
 	p.stopping.Wait()
 	return nil

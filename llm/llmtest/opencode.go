@@ -74,7 +74,8 @@ func WriteOpenCodeConfig(t testing.TB, home string, s *Server) string {
 // (no API keys, no OPENCODE_* settings). It also sets:
 //
 //   - OPENCODE_DISABLE_MODELS_FETCH=1: no models.dev catalogue download
-//     (providers come from the config file only);
+//     (OpenCode uses the catalogue snapshot it bundles; point
+//     OPENCODE_MODELS_PATH at a models.dev-style JSON file to replace it);
 //   - OPENCODE_DISABLE_AUTOUPDATE=1, OPENCODE_DISABLE_SHARE=1;
 //   - OPENCODE_DISABLE_DEFAULT_PLUGINS=1, OPENCODE_DISABLE_LSP_DOWNLOAD=1,
 //     OPENCODE_DISABLE_CLAUDE_CODE=1, OPENCODE_DISABLE_EXTERNAL_SKILLS=1:

@@ -27,7 +27,13 @@
 //	cmd := exec.Command("opencode", "run", "hello")
 //	cmd.Env = llmtest.OpenCodeEnv(home)
 //
-// OpenCode 1.18 bundles @ai-sdk/openai-compatible, so nothing is downloaded.
+// OpenCode 1.18 bundles @ai-sdk/openai-compatible, so nothing is downloaded
+// (checked by running these tests under `unshare -n`, with only loopback).
+// The session lands in OpenCodeDB(home), as a user's would. The daemon's
+// own provider is tested the same way: llm.Options{Provider: "opencode",
+// StateDir: t.TempDir(), Env: llmtest.OpenCodeEnv(home)} and requests for
+// model ModelRef. Starting opencode takes seconds, tens of seconds on a
+// loaded machine: give it generous deadlines.
 // OpenCode's own side requests (the title of a new session) are answered by
 // the server itself with TitleText and recorded with Kind "title"; they never
 // reach the handler, so a handler scripted for N prompts sees exactly N.
