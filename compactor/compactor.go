@@ -255,6 +255,14 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	if err := c.opts.Git.Busy(); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
+	// The checkpoint holds an index that matches its files, so that undo
+	// restores a consistent folder.
+	if err := store.Scan(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	if _, err := store.WriteIndex(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
 	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
 		return res, err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/llm/llmtest"
 )
@@ -101,6 +102,14 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 	f.write("../README.md", "# notes\n")
 	for name, content := range files {
 		f.write(name, content)
+	}
+	// As the daemon keeps it: an index that matches the files, committed.
+	st := index.NewStore(f.dir)
+	if err := st.Scan(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.WriteIndex(); err != nil {
+		t.Fatal(err)
 	}
 	git(t, f.root, "add", "-A")
 	git(t, f.root, "commit", "-q", "-m", "initial")

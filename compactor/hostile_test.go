@@ -162,14 +162,17 @@ func TestTolerantAnswers(t *testing.T) {
 // on it is skipped and the edit survives; the other ops apply.
 func TestHandEditDuringCall(t *testing.T) {
 	edited := mem("user", "email", "Work email", "ana@corp.example (changed by hand)")
-	var f *fixture
-	f = newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
-		f.write("user-email.md", edited)
+	var dir atomic.Pointer[string] // set once the fixture exists
+	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
+		if err := os.WriteFile(filepath.Join(*dir.Load(), "user-email.md"), []byte(edited), 0o644); err != nil {
+			panic(err)
+		}
 		return plan(
 			map[string]any{"op": "rewrite", "file": "user-email.md", "body": "Ana's work email: ana@example.com", "reason": "tidy"},
 			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"},
 		)
 	})
+	dir.Store(&f.dir)
 	res, err := f.run(f.compactor(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -189,13 +192,14 @@ func TestHandEditDuringCall(t *testing.T) {
 // TestMergeSourceGoneIsSkipped removes a merge source during the call: the
 // merge is skipped whole, nothing is written.
 func TestMergeSourceGoneIsSkipped(t *testing.T) {
-	var f *fixture
-	f = newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
-		if err := os.Remove(filepath.Join(f.dir, "feedback-tabs-always.md")); err != nil {
-			t.Error(err)
+	var dir atomic.Pointer[string] // set once the fixture exists
+	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
+		if err := os.Remove(filepath.Join(*dir.Load(), "feedback-tabs-always.md")); err != nil {
+			panic(err)
 		}
 		return plan(goodOps()[0])
 	})
+	dir.Store(&f.dir)
 	res, err := f.run(f.compactor(10 * time.Second))
 	if !errors.Is(err, ErrNothingToDo) || !skippedFor(res, "feedback-tabs-always.md: gone since the plan was made") {
 		t.Fatalf("err %v, skipped %+v", err, res.Skipped)
