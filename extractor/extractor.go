@@ -33,7 +33,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -267,7 +269,7 @@ func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.
 		x.dirs[Key(s.Source, s.ID)] = s.Dir
 	}
 	x.dirMu.Unlock()
-	if since.IsZero() && len(l.complete) > 0 {
+	if slices.Contains(slices.Collect(maps.Values(l.complete)), true) {
 		if perr := x.prune(l); perr != nil {
 			err = errors.Join(err, perr)
 		}

@@ -16,8 +16,9 @@ import (
 )
 
 // rediscoverAfterError is how long Sources waits before trying again to open
-// a store that failed to open.
-const rediscoverAfterError = time.Minute
+// a store that failed to open. It is short because the usual failure is
+// transient: OpenCode creates its database file a moment before its tables.
+const rediscoverAfterError = 2 * time.Second
 
 // Sources is the set of transcript sources extraction reads. Opened with
 // OpenSources it finds them with transcript.Discover and looks again, on the
@@ -36,6 +37,10 @@ type Sources struct {
 	err     error     // what the last discovery could not open
 	errTime time.Time // when it failed
 	closed  bool
+	logged  struct{ found, err string } // what was last logged, to log changes only
+
+	retryMu sync.Mutex
+	retry   map[string]time.Time // source → the since of a listing it failed, asked again next time
 }
 
 // OpenSources discovers the transcript stores in loc. Stores that exist but
@@ -65,15 +70,23 @@ func (s *Sources) rediscover(key string) {
 	}
 	s.list, s.err = transcript.Discover(s.loc, s.opts)
 	s.found = key
+	msg := ""
 	if s.err != nil {
 		s.errTime = time.Now()
-		s.log.Warn("some transcript stores could not be opened", "err", s.err)
+		msg = s.err.Error()
+	}
+	if msg != s.logged.err && msg != "" {
+		s.log.Warn("some transcript stores could not be opened; trying again", "err", s.err)
 	}
 	names := make([]string, len(s.list))
 	for i, src := range s.list {
 		names[i] = src.Name()
 	}
-	s.log.Info("transcript sources", "found", strings.Join(names, ","))
+	if found := strings.Join(names, ","); found != s.logged.found || msg != s.logged.err {
+		s.log.Info("transcript sources", "found", found)
+		s.logged.found = found
+	}
+	s.logged.err = msg
 }
 
 // refresh rediscovers when the set of existing stores changed, or when a
@@ -164,11 +177,13 @@ func (s *Sources) WatchPaths() []string {
 // listing is the result of asking every source what changed.
 type listing struct {
 	sessions []transcript.Session
-	complete map[string]bool // sources that answered without error
+	complete map[string]bool // sources listed in full (from the zero time) without error
 }
 
 // changed asks every source for the sessions updated at or after since.
-// A failing source is named in the error; the others' sessions are returned.
+// A failing source is named in the error and the others' sessions are
+// returned; the failed source is asked from the earlier since next time, so
+// a caller that moves on misses nothing of it.
 func (s *Sources) changed(ctx context.Context, since time.Time) (listing, error) {
 	s.refresh()
 	s.mu.RLock()
@@ -176,12 +191,29 @@ func (s *Sources) changed(ctx context.Context, since time.Time) (listing, error)
 	l := listing{complete: map[string]bool{}}
 	var errs []error
 	for _, src := range s.list {
-		ss, err := src.Changed(ctx, since)
+		name := src.Name()
+		from := since
+		s.retryMu.Lock()
+		if r, ok := s.retry[name]; ok && r.Before(from) {
+			from = r
+		}
+		s.retryMu.Unlock()
+		ss, err := src.Changed(ctx, from)
+		s.retryMu.Lock()
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", src.Name(), err))
+			if s.retry == nil {
+				s.retry = map[string]time.Time{}
+			}
+			s.retry[name] = from
+		} else {
+			delete(s.retry, name)
+		}
+		s.retryMu.Unlock()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		l.complete[src.Name()] = true
+		l.complete[name] = since.IsZero() || from.IsZero()
 		l.sessions = append(l.sessions, ss...)
 	}
 	return l, errors.Join(errs...)
@@ -214,4 +246,14 @@ func (s *Sources) Close() error {
 	s.list = nil
 	s.closed = true
 	return errors.Join(errs...)
+}
+
+// Each calls fn with every source found, for reports.
+func (s *Sources) Each(fn func(transcript.Source)) {
+	s.refresh()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, src := range s.list {
+		fn(src)
+	}
 }
