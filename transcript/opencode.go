@@ -22,6 +22,12 @@ import (
 // OpenCode shut down and removed -wal and -shm, SQLite creates an empty -wal and a -shm, which
 // it leaves behind and OpenCode reuses.
 //
+// Changed reports a session when its row or its newest message changed at or after since; a late
+// change to the newest message (OpenCode records an error without touching the session row) is
+// seen only within lateUpdateWindow (24 h) of the row's last change, and always with a zero since.
+// OpenCode bumps time_updated of every session of a folder when it moves them to another project
+// (the folder became a git repository), so a Changed list can be long now and then.
+//
 // Each Changed and Messages call reads in one transaction, so it sees one consistent state.
 // Queries use OpenCode's own indexes (message_session_time_created_id_idx,
 // part_message_id_id_idx); the session table has no index on time_updated and is scanned whole,
@@ -89,10 +95,12 @@ func OpenOpenCode(path string, opts Options) (*OpenCode, error) {
 		return nil, fmt.Errorf("open opencode database %s: %w", abs, err)
 	}
 	// A daemon is mostly idle: let idle connections go, so their page caches and file handles
-	// are not held between checks.
+	// are not held between checks. A bounded lifetime also means a database file replaced under
+	// the same name (deleted, restored from a backup) is picked up within minutes.
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(2)
 	db.SetConnMaxIdleTime(time.Minute)
+	db.SetConnMaxLifetime(5 * time.Minute)
 	s := &OpenCode{name: openCodeName(abs), path: abs, db: db, opts: opts}
 	s.log = opts.logger(s.name)
 	if err := s.check(); err != nil {

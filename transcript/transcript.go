@@ -10,7 +10,14 @@
 //
 // The package only reads. It decides nothing about when to read: the daemon watches
 // [Source.WatchPaths], asks [Source.Changed] which sessions moved, and hands a session and its
-// stored [Watermark] to the extractor, which calls [Source.Messages].
+// stored [Watermark] to the extractor, which calls [Source.Messages]:
+//
+//	sources, err := transcript.Discover(transcript.DefaultLocations(home, os.Getenv), opts)
+//	// on start-up, on a watch event (debounced) and now and then:
+//	sessions, err := src.Changed(ctx, since) // since: the newest Updated seen from src, not the wall clock
+//	// for a session that is Finished and idle (or whose LastUserText WantsRemember):
+//	msgs, err := src.Messages(ctx, s.ID, mark, 40) // errors.Is(err, ErrSessionGone): forget the session
+//	// after the facts are written: mark = msgs[len(msgs)-1].Mark
 //
 // What a Message holds: user text the person typed (OpenCode's synthetic and ignored parts, and
 // context the agent injects, are left out), assistant prose, and for tool calls only the tool's
