@@ -125,7 +125,7 @@ func TestOpenCodeConcurrentWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const turns = 200
+	const turns = 50
 	done := make(chan error, 1)
 	go func() {
 		for i := range turns {
