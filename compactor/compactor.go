@@ -24,7 +24,8 @@
 //  5. Validate every op against the scan (see Compact for the rules); ops
 //     that fail are skipped and logged, a batch's plan that would remove too
 //     many files is refused whole.
-//  6. Checkpoint: the folder's pending changes are committed as
+//  6. Checkpoint: MEMORY.md is rebuilt, .gitattributes and PROTOCOL.md are
+//     written if missing, and the folder's pending changes are committed as
 //     "memory: checkpoint before compaction". It is taken after the model
 //     answered, so a hand edit made during a slow call is in the
 //     checkpoint and undo never loses it. With nothing pending, the last
@@ -52,6 +53,7 @@ import (
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/protocol"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -255,13 +257,8 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	if err := c.opts.Git.Busy(); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
-	// The checkpoint holds an index that matches its files, so that undo
-	// restores a consistent folder.
-	if err := store.Scan(); err != nil {
-		return res, fmt.Errorf("compaction: %w", err)
-	}
-	if _, err := store.WriteIndex(); err != nil {
-		return res, fmt.Errorf("compaction: %w", err)
+	if err := c.consistent(store); err != nil {
+		return res, err
 	}
 	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
 		return res, err
@@ -320,6 +317,26 @@ func (c *Compactor) why(res *Result) error {
 		return fmt.Errorf("compaction: %w: %s", ErrRefused, res.Problems[len(res.Problems)-1])
 	}
 	return ErrNothingToDo
+}
+
+// consistent prepares the folder for its checkpoint: an index that
+// matches the files, and the reserved files the daemon writes when missing
+// (.gitattributes, whose union merge _CONFLICTS.md needs, and PROTOCOL.md),
+// so that undo restores a complete folder.
+func (c *Compactor) consistent(store *index.Store) error {
+	if _, err := index.WriteAttributes(c.opts.Dir); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if _, err := protocol.Ensure(c.opts.Dir); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if err := store.Scan(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if _, err := store.WriteIndex(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	return nil
 }
 
 // checkpoint commits the folder's pending changes as the checkpoint, or

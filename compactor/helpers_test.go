@@ -18,6 +18,7 @@ import (
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/protocol"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
@@ -103,7 +104,14 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 	for name, content := range files {
 		f.write(name, content)
 	}
-	// As the daemon keeps it: an index that matches the files, committed.
+	// As the daemon keeps it: reserved files and an index that matches the
+	// files, committed.
+	if _, err := index.WriteAttributes(f.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := protocol.Ensure(f.dir); err != nil {
+		t.Fatal(err)
+	}
 	st := index.NewStore(f.dir)
 	if err := st.Scan(); err != nil {
 		t.Fatal(err)

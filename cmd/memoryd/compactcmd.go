@@ -16,6 +16,7 @@ import (
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/protocol"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -282,10 +283,16 @@ func commitPending(ctx context.Context, repo *gitstore.Repo, why string) (bool, 
 	return true, nil
 }
 
-// rebuildAndCommit rebuilds MEMORY.md after a restore and commits it when
-// it changed (a checkpoint made by an older memoryd, or by hand, may hold a
-// stale index).
+// rebuildAndCommit rebuilds MEMORY.md after a restore, writes
+// .gitattributes and PROTOCOL.md if the restored checkpoint predates them
+// (as the daemon does whenever they are missing), and commits what changed.
 func rebuildAndCommit(ctx context.Context, f *folder, repo *gitstore.Repo) error {
+	if _, err := index.WriteAttributes(f.dir); err != nil {
+		return err
+	}
+	if _, err := protocol.Ensure(f.dir); err != nil {
+		return err
+	}
 	st := index.NewStore(f.dir)
 	if err := st.Scan(); err != nil {
 		return err
