@@ -1,14 +1,10 @@
 package index
 
 import (
-	"bytes"
 	"cmp"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Unreadable is a memory file that could not be read or parsed. Err is a
@@ -58,10 +54,9 @@ var sectionTitles = [...]string{"User", "Feedback", "Project", "Reference", "Oth
 // Unreadable files are listed by name, sorted, at most ten.
 func Build(s Snapshot) []byte {
 	mems := sortedMemories(s.Memories)
-	var b bytes.Buffer
-	b.Grow(sizeHint(s, mems))
-	b.WriteString(indexHeader)
-	writeBanners(&b, s)
+	b := make([]byte, 0, sizeHint(s, mems))
+	b = append(b, indexHeader...)
+	b = appendBanners(b, s)
 
 	secs := make([]uint8, len(mems))
 	var counts [len(sectionTitles)]int
@@ -70,23 +65,23 @@ func Build(s Snapshot) []byte {
 		counts[secs[i]]++
 	}
 	if len(mems) == 0 {
-		b.WriteByte('\n')
-		b.WriteString(emptyIndex)
+		b = append(b, '\n')
+		b = append(b, emptyIndex...)
 	}
 	for sec, title := range sectionTitles {
 		if counts[sec] == 0 {
 			continue
 		}
-		b.WriteString("\n## ")
-		b.WriteString(title)
-		b.WriteByte('\n')
+		b = append(b, "\n## "...)
+		b = append(b, title...)
+		b = append(b, '\n')
 		for i, m := range mems {
 			if secs[i] == uint8(sec) {
-				writeEntry(&b, m)
+				b = appendEntry(b, m)
 			}
 		}
 	}
-	return b.Bytes()
+	return b
 }
 
 // sizeHint estimates the size of the index, so that Build allocates once.
@@ -99,7 +94,7 @@ func sizeHint(s Snapshot, mems []*Memory) int {
 		if m.line != nil {
 			n += len(m.line.line)
 		} else {
-			n += 16 + 3*len(m.File) + len(m.Name) + len(m.Title) + len(m.Description)
+			n += entrySizeHint(m)
 		}
 	}
 	return n
@@ -128,7 +123,7 @@ func sortedMemories(in []*Memory) []*Memory {
 	return out
 }
 
-func writeBanners(b *bytes.Buffer, s Snapshot) {
+func appendBanners(b []byte, s Snapshot) []byte {
 	names := make([]string, 0, len(s.Unreadable))
 	for _, u := range s.Unreadable {
 		names = append(names, oneLine(u.File))
@@ -136,22 +131,23 @@ func writeBanners(b *bytes.Buffer, s Snapshot) {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	if s.Conflicts <= 0 && len(names) == 0 {
-		return
+		return b
 	}
-	b.WriteByte('\n')
+	b = append(b, '\n')
 	if s.Conflicts > 0 {
-		b.WriteString("> **" + plural(s.Conflicts, "unresolved contradiction") +
-			"** — see [_CONFLICTS.md](_CONFLICTS.md).\n")
+		b = append(b, "> **"+plural(s.Conflicts, "unresolved contradiction")+
+			"** — see [_CONFLICTS.md](_CONFLICTS.md).\n"...)
 	}
 	if len(names) > 0 {
-		b.WriteString("> **" + plural(len(names), "file") + " could not be read** — run `memoryd doctor` (")
+		b = append(b, "> **"+plural(len(names), "file")+" could not be read** — run `memoryd doctor` ("...)
 		shown := names[:min(len(names), maxUnreadableNames)]
-		b.WriteString(strings.Join(shown, ", "))
+		b = append(b, strings.Join(shown, ", ")...)
 		if more := len(names) - len(shown); more > 0 {
-			b.WriteString(", and " + strconv.Itoa(more) + " more")
+			b = append(b, ", and "+strconv.Itoa(more)+" more"...)
 		}
-		b.WriteString(").\n")
+		b = append(b, ").\n"...)
 	}
+	return b
 }
 
 func plural(n int, noun string) string {
@@ -173,136 +169,4 @@ func section(typ string) uint8 {
 		typ = strings.ToLower(strings.TrimSpace(typ)) // types Parse did not normalise
 	}
 	return uint8(len(Types))
-}
-
-// entryLine is a memory's index line as rendered when it was parsed, with
-// the fields it was rendered from: Build uses it while they still match,
-// so rebuilding the index of a large store is mostly copying.
-type entryLine struct {
-	file, name, title, description string
-	line                           string
-}
-
-func newEntryLine(m *Memory) *entryLine {
-	var b bytes.Buffer
-	renderEntry(&b, m)
-	return &entryLine{m.File, m.Name, m.Title, m.Description, b.String()}
-}
-
-func writeEntry(b *bytes.Buffer, m *Memory) {
-	if l := m.line; l != nil && l.file == m.File && l.name == m.Name && l.title == m.Title &&
-		l.description == m.Description {
-		b.WriteString(l.line)
-		return
-	}
-	renderEntry(b, m)
-}
-
-func renderEntry(b *bytes.Buffer, m *Memory) {
-	b.WriteString("- [")
-	switch {
-	case !blank(m.Title, 0):
-		writeOneLine(b, m.Title, escapeBrackets)
-	case !blank(m.Name, hyphensAsSpaces):
-		writeOneLine(b, m.Name, hyphensAsSpaces|upperFirst|escapeBrackets)
-	default:
-		writeOneLine(b, m.File, escapeBrackets)
-	}
-	b.WriteString("](")
-	writeLinkTarget(b, m.File)
-	b.WriteByte(')')
-	if !blank(m.Description, 0) {
-		b.WriteString(" — ")
-		writeOneLine(b, m.Description, 0)
-	}
-	b.WriteByte('\n')
-}
-
-// writeLinkTarget writes file with each path segment percent-encoded where
-// needed.
-func writeLinkTarget(b *bytes.Buffer, file string) {
-	plain := true
-	for i := 0; i < len(file) && plain; i++ {
-		c := file[i]
-		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '-' || c == '_' || c == '.' || c == '/' || c == '~'
-	}
-	if plain {
-		b.WriteString(file)
-		return
-	}
-	for i, p := range strings.Split(file, "/") {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(url.PathEscape(p))
-	}
-}
-
-// textMode says how writeOneLine transforms text.
-type textMode uint8
-
-const (
-	hyphensAsSpaces textMode = 1 << iota // "prefers-tabs" reads "prefers tabs"
-	upperFirst                           // upper-case the first letter
-	escapeBrackets                       // backslash before \, [ and ] (link text)
-)
-
-// isGap reports whether r separates words on an index line: whitespace,
-// control characters, and hyphens in hyphensAsSpaces mode.
-func isGap(r rune, mode textMode) bool {
-	if r < utf8.RuneSelf {
-		return r <= ' ' || r == 0x7f || r == '-' && mode&hyphensAsSpaces != 0
-	}
-	return unicode.IsSpace(r) || unicode.IsControl(r)
-}
-
-// blank reports whether s has nothing but gaps.
-func blank(s string, mode textMode) bool {
-	for _, r := range s {
-		if !isGap(r, mode) {
-			return false
-		}
-	}
-	return true
-}
-
-// writeOneLine writes s on one line: every run of gaps becomes one space,
-// and none lead or trail.
-func writeOneLine(b *bytes.Buffer, s string, mode textMode) {
-	space, first := false, true
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
-		}
-		i += size
-		if isGap(r, mode) {
-			space = true
-			continue
-		}
-		if space && !first {
-			b.WriteByte(' ')
-		}
-		space = false
-		if first && mode&upperFirst != 0 {
-			r = unicode.ToUpper(r)
-		}
-		first = false
-		if mode&escapeBrackets != 0 && (r == '\\' || r == '[' || r == ']') {
-			b.WriteByte('\\')
-		}
-		if r < utf8.RuneSelf {
-			b.WriteByte(byte(r))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-}
-
-// oneLine returns s as writeOneLine writes it.
-func oneLine(s string) string {
-	var b bytes.Buffer
-	writeOneLine(&b, s, 0)
-	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func mem(file, typ, name, title, desc string) *Memory {
@@ -197,4 +199,31 @@ func TestBuildSeesChangedCopies(t *testing.T) {
 	if !strings.HasSuffix(got, "\n## Project\n- [X](x.md) — new\n") {
 		t.Fatalf("got:\n%s", got)
 	}
+}
+
+// FuzzOneLine checks appendOneLine against a plain reference: split into
+// words at gaps, join with single spaces, then upper-case and escape.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", "  a  b ", "prefers-tabs", "-x-", "a\tb\nc", "[x] \\ y", "élan", "\xff-a", "a\u2028b\u00a0c"} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(hyphensAsSpaces|upperFirst|escapeBrackets))
+	}
+	f.Fuzz(func(t *testing.T, s string, m uint8) {
+		mode := textMode(m) & (hyphensAsSpaces | upperFirst | escapeBrackets)
+		words := strings.FieldsFunc(strings.Map(func(r rune) rune { return r }, s), func(r rune) bool { return isGap(r, mode) })
+		want := strings.Join(words, " ")
+		if mode&upperFirst != 0 && want != "" {
+			r, size := utf8.DecodeRuneInString(want)
+			want = string(unicode.ToUpper(r)) + want[size:]
+		}
+		if mode&escapeBrackets != 0 {
+			want = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`).Replace(want)
+		}
+		if got := string(appendOneLine(nil, s, mode)); got != want {
+			t.Fatalf("appendOneLine(%q, %d) = %q, want %q", s, mode, got, want)
+		}
+		if blank(s, mode) != (len(words) == 0) {
+			t.Fatalf("blank(%q, %d) = %v", s, mode, blank(s, mode))
+		}
+	})
 }

@@ -1,0 +1,170 @@
+package index
+
+import (
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// entryLine is a memory's index line as rendered when it was parsed, with
+// the fields it was rendered from: Build uses it while they still match,
+// so rebuilding the index of a large store is mostly copying. It is never
+// changed after Parse.
+type entryLine struct {
+	file, name, title, description string
+	line                           []byte
+}
+
+func newEntryLine(m *Memory) *entryLine {
+	line := appendRendered(make([]byte, 0, entrySizeHint(m)), m)
+	return &entryLine{m.File, m.Name, m.Title, m.Description, line}
+}
+
+// entrySizeHint is about the length of m's index line.
+func entrySizeHint(m *Memory) int {
+	n := 16 + len(m.File) + len(m.Description)
+	if m.Title != "" {
+		return n + len(m.Title)
+	}
+	return n + len(m.Name)
+}
+
+// appendEntry appends m's index line, "- [Title](file.md) — description\n".
+func appendEntry(b []byte, m *Memory) []byte {
+	if l := m.line; l != nil && l.file == m.File && l.name == m.Name && l.title == m.Title &&
+		l.description == m.Description {
+		return append(b, l.line...)
+	}
+	return appendRendered(b, m)
+}
+
+func appendRendered(b []byte, m *Memory) []byte {
+	b = append(b, "- ["...)
+	switch {
+	case !blank(m.Title, 0):
+		b = appendOneLine(b, m.Title, escapeBrackets)
+	case !blank(m.Name, hyphensAsSpaces):
+		b = appendOneLine(b, m.Name, hyphensAsSpaces|upperFirst|escapeBrackets)
+	default:
+		b = appendOneLine(b, m.File, escapeBrackets)
+	}
+	b = append(b, "]("...)
+	b = appendLinkTarget(b, m.File)
+	b = append(b, ')')
+	if !blank(m.Description, 0) {
+		b = append(b, " — "...)
+		b = appendOneLine(b, m.Description, 0)
+	}
+	return append(b, '\n')
+}
+
+// appendLinkTarget appends file with each path segment percent-encoded
+// where needed.
+func appendLinkTarget(b []byte, file string) []byte {
+	plain := true
+	for i := 0; i < len(file) && plain; i++ {
+		c := file[i]
+		plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.' || c == '/' || c == '~'
+	}
+	if plain {
+		return append(b, file...)
+	}
+	for i, p := range strings.Split(file, "/") {
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, url.PathEscape(p)...)
+	}
+	return b
+}
+
+// textMode says how appendOneLine transforms text.
+type textMode uint8
+
+const (
+	hyphensAsSpaces textMode = 1 << iota // "prefers-tabs" reads "prefers tabs"
+	upperFirst                           // upper-case the first letter
+	escapeBrackets                       // backslash before \, [ and ] (link text)
+)
+
+// isGap reports whether r separates words on an index line: whitespace,
+// control characters, and hyphens in hyphensAsSpaces mode.
+func isGap(r rune, mode textMode) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f || r == '-' && mode&hyphensAsSpaces != 0
+	}
+	return unicode.IsSpace(r) || unicode.IsControl(r)
+}
+
+// plainByte reports whether the ASCII byte c is copied as it is.
+func plainByte(c byte, mode textMode) bool {
+	switch {
+	case c <= ' ' || c >= 0x7f:
+		return false
+	case c == '-':
+		return mode&hyphensAsSpaces == 0
+	case c == '\\' || c == '[' || c == ']':
+		return mode&escapeBrackets == 0
+	}
+	return true
+}
+
+// blank reports whether s has nothing but gaps.
+func blank(s string, mode textMode) bool {
+	for _, r := range s {
+		if !isGap(r, mode) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendOneLine appends s on one line: every run of gaps becomes one space,
+// and none lead or trail. Invalid UTF-8 becomes U+FFFD.
+func appendOneLine(b []byte, s string, mode textMode) []byte {
+	space, first := false, true
+	for i := 0; i < len(s); {
+		if !first || mode&upperFirst == 0 {
+			j := i
+			for j < len(s) && plainByte(s[j], mode) {
+				j++
+			}
+			if j > i { // a run of bytes copied as they are
+				if space && !first {
+					b = append(b, ' ')
+				}
+				b = append(b, s[i:j]...)
+				space, first, i = false, false, j
+				continue
+			}
+		}
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if isGap(r, mode) {
+			space = true
+			continue
+		}
+		if space && !first {
+			b = append(b, ' ')
+		}
+		if first && mode&upperFirst != 0 {
+			r = unicode.ToUpper(r)
+		}
+		space, first = false, false
+		if mode&escapeBrackets != 0 && (r == '\\' || r == '[' || r == ']') {
+			b = append(b, '\\')
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return b
+}
+
+// oneLine returns s as appendOneLine writes it.
+func oneLine(s string) string {
+	return string(appendOneLine(nil, s, 0))
+}
