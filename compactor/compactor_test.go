@@ -327,3 +327,22 @@ func TestRewriteKeepsOtherKeys(t *testing.T) {
 		t.Errorf("rewritten:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLenientOps: a rewrite with a description only keeps the body; a merge
+// named like a file ("user-x.md") gets the name "x".
+func TestLenientOps(t *testing.T) {
+	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
+		return plan(map[string]any{"op": "rewrite", "file": "user-shell.md", "description": "Uses zsh with oh-my-zsh"},
+			map[string]any{"op": "merge", "files": []string{"reference-dash.md", "reference-wiki.md"},
+				"into": map[string]any{"type": "reference", "name": "reference-links.md", "description": "Links", "body": "dash and wiki"}})
+	})
+	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.read("user-shell.md"), mem("user", "shell", "Uses zsh with oh-my-zsh", "Ana uses zsh with oh-my-zsh."); got != want {
+		t.Errorf("description-only rewrite:\n%s\nwant:\n%s", got, want)
+	}
+	if m, err := index.Parse("reference-links.md", []byte(f.read("reference-links.md"))); err != nil || m.Name != "links" {
+		t.Errorf("merged file: %v %+v", err, m)
+	}
+}

@@ -64,7 +64,7 @@ func TestHostileAnswers(t *testing.T) {
 		{name: "unknown op", reply: func(int) llmtest.Reply { return plan(map[string]any{"op": "rename", "file": "user-shell.md"}) }, skip: `unknown op "rename"`},
 		{name: "empty rewrite", reply: func(int) llmtest.Reply {
 			return plan(map[string]any{"op": "rewrite", "file": "user-shell.md", "body": "  "})
-		}, skip: "empty body"},
+		}, skip: "rewrite changes nothing"},
 		{name: "delete every file", reply: func(int) llmtest.Reply { return deleteAll() }, wantErr: ErrRefused, skip: "plan refused"},
 		{name: "invalid JSON", reply: func(int) llmtest.Reply { return llmtest.Text(`{"ops": [{"op": "delete", "file": `) }, wantErr: ErrBadPlan},
 		{name: "prose", reply: func(int) llmtest.Reply { return llmtest.Text("I think the store looks fine.") }, wantErr: ErrBadPlan},

@@ -172,41 +172,55 @@ func ParsePlan(text string) (ops []Op, bad []string, err error) {
 	return ops, bad, nil
 }
 
-// planJSON finds the first JSON object or array in text, looking inside a
-// markdown code fence when there is one, and returns exactly that value.
+// planJSON finds the plan in text: the first JSON object, or array of
+// objects, that decodes. It looks in the text as it is first (a JSON body
+// may itself hold a code fence), then after the first code fence's opening
+// line. A few false starts ("[1]", "{the plan}") are skipped.
 func planJSON(text string) ([]byte, error) {
 	t := strings.TrimSpace(text)
-	if inner, ok := fenced(t); ok {
-		t = inner
+	tries := []string{t}
+	if i := strings.Index(t, "```"); i >= 0 {
+		if nl := strings.IndexByte(t[i:], '\n'); nl >= 0 {
+			tries = append(tries, t[i+nl+1:])
+		}
 	}
-	i := strings.IndexAny(t, "{[")
-	if i < 0 {
-		return nil, fmt.Errorf("%w: no JSON in the answer %q", ErrBadPlan, excerpt(text))
+	var firstErr error
+	for _, c := range tries {
+		off := 0
+		for range 8 {
+			j := strings.IndexAny(c[off:], "{[")
+			if j < 0 {
+				break
+			}
+			off += j
+			var v json.RawMessage
+			err := json.NewDecoder(strings.NewReader(c[off:])).Decode(&v)
+			if err == nil && planShaped(v) {
+				return v, nil
+			}
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			off++
+		}
 	}
-	dec := json.NewDecoder(strings.NewReader(t[i:]))
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%w: invalid JSON: %v (answer %q)", ErrBadPlan, err, excerpt(text))
+	if firstErr != nil {
+		return nil, fmt.Errorf("%w: invalid JSON: %v (answer %q)", ErrBadPlan, firstErr, excerpt(text))
 	}
-	return v, nil
+	return nil, fmt.Errorf("%w: no JSON plan in the answer %q", ErrBadPlan, excerpt(text))
 }
 
-// fenced returns the content of the first ``` code fence in t.
-func fenced(t string) (string, bool) {
-	start := strings.Index(t, "```")
-	if start < 0 {
-		return "", false
+// planShaped reports whether v is an object, or an array that is empty or
+// starts with an object (its other elements are checked one by one later).
+func planShaped(v json.RawMessage) bool {
+	if v[0] == '{' {
+		return true
 	}
-	rest := t[start+3:]
-	nl := strings.IndexByte(rest, '\n')
-	if nl < 0 {
-		return "", false
+	var elems []json.RawMessage
+	if json.Unmarshal(v, &elems) != nil {
+		return false
 	}
-	rest = rest[nl+1:] // skip the info string ("json")
-	if end := strings.Index(rest, "```"); end >= 0 {
-		rest = rest[:end]
-	}
-	return rest, true
+	return len(elems) == 0 || elems[0][0] == '{'
 }
 
 func excerpt(s string) string {

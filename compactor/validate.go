@@ -191,12 +191,13 @@ func (ck *checker) rewrite(op Op, b *batch, protected map[string]bool) *planned 
 	p := &planned{Op: op}
 	m, why := ck.file(op.File, b, true, protected)
 	p.Description = oneLine(op.Description)
+	if why == "" && strings.TrimSpace(op.Body) == "" {
+		p.Body = m.Body // a new description only: the body stays
+	}
 	switch {
 	case why != "":
 		p.skip = why
-	case strings.TrimSpace(op.Body) == "":
-		p.skip = "rewrite with an empty body"
-	case trimBody(op.Body) == trimBody(m.Body) && (p.Description == "" || p.Description == m.Description):
+	case trimBody(p.Body) == trimBody(m.Body) && (p.Description == "" || p.Description == m.Description):
 		p.skip = "rewrite changes nothing"
 	default:
 		p.mems = []*index.Memory{m}
@@ -231,6 +232,8 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 	if into.Type == "" {
 		into.Type = p.mems[0].Type
 	}
+	// Models often give the file name ("feedback-x.md") for the name.
+	into.Name = strings.TrimPrefix(strings.TrimSuffix(into.Name, ".md"), into.Type+"-")
 	if into.Description == "" {
 		into.Description = p.mems[0].Description
 	}
