@@ -221,9 +221,10 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 // readonly files), is flagged as a contradiction by the same plan, or is
 // already used by an earlier op; when a merge's target name is invalid or
 // names an existing file that is not one of the merged ones; when a merge
-// has an empty body or an unknown type, or a rewrite changes nothing (a
-// rewrite without a body changes the description only); and, at apply time, when
-// a file's bytes changed since the plan was made. A batch's plan that would
+// has an empty body or an unknown type; when a rewrite changes nothing (a
+// rewrite without a body changes the description only); and, at apply
+// time, when a file's bytes changed since the plan was made (a hand edit
+// during the LLM call survives). A batch's plan that would
 // remove more than max(1, a quarter of its files), or more than 20 files,
 // is refused whole (a merge of k files removes k-1).
 //
