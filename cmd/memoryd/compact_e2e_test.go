@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,7 +169,7 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 		t.Fatalf("undo exit %d:\n%s", code, out)
 	}
 	if after := w.memFiles(); !maps.Equal(after, before) {
-		t.Errorf("after undo:\n%v\nwant:\n%v", keys(after), keys(before))
+		t.Errorf("after undo:\n%v\nwant:\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
 	if idx := w.index(); strings.Contains(idx, "contradiction") || !strings.Contains(idx, "(feedback-tabs.md)") {
 		t.Errorf("MEMORY.md after undo:\n%s", idx)
@@ -184,14 +185,6 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 		t.Errorf("second undo exit %d:\n%s", code, out)
 	}
 	w.fsck()
-}
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func TestCompactDryRun(t *testing.T) {
@@ -392,7 +385,7 @@ func TestCompactKilledWhileApplying(t *testing.T) {
 		t.Errorf("undo output:\n%s", out)
 	}
 	if after := w.memFiles(); !maps.Equal(after, before) {
-		t.Errorf("after undo:\n%v\nwant:\n%v", keys(after), keys(before))
+		t.Errorf("after undo:\n%v\nwant:\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
 	d.stop(t)
 	if st := w.git(w.notes, "status", "--porcelain"); st != "" {
