@@ -1,6 +1,7 @@
 package extractor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -285,5 +286,44 @@ func TestRenderTranscript(t *testing.T) {
 	long := []transcript.Message{{Role: "user", Text: strings.Repeat("a", 50000)}}
 	if r := renderTranscript(long, 3000); len(r.text) > 3000 || r.shown != 1 || !strings.Contains(r.text, "…") {
 		t.Errorf("long message: %d bytes, %d shown", len(r.text), r.shown)
+	}
+}
+
+// BenchmarkRenderTranscript is the cost of preparing one full pass's
+// transcript: 40 messages, 24,000 characters, redaction and withholding.
+func BenchmarkRenderTranscript(b *testing.B) {
+	var msgs []transcript.Message
+	for range 20 {
+		msgs = append(msgs,
+			transcript.Message{Role: "user", Text: strings.Repeat("please refactor the parser so that it handles quoted fields ", 8) + "token=" + openAIKey},
+			transcript.Message{Role: "assistant", Text: strings.Repeat("I changed parse.go to handle the quotes and ran the tests again. ", 8),
+				Tools: []transcript.ToolUse{{Name: "bash", Input: "go test ./..."}, {Name: "read", Input: "/src/parse.go"}}})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := renderTranscript(msgs, DefaultMaxTranscript); r.redacted == 0 {
+			b.Fatal("nothing redacted")
+		}
+	}
+}
+
+// BenchmarkPlan is the cost of gating ten proposals against 200 memories.
+func BenchmarkPlan(b *testing.B) {
+	var snap index.Snapshot
+	for i := range 200 {
+		m, _ := index.Parse(fmt.Sprintf("user-fact-%03d.md", i), []byte(memoryFile("user", fmt.Sprintf("fact-%03d", i),
+			fmt.Sprintf("Fact number %d about the user", i), strings.Repeat(fmt.Sprintf("detail %d of a fact worth keeping. ", i), 6))))
+		snap.Memories = append(snap.Memories, m)
+	}
+	var props []Proposal
+	for i := range 10 {
+		props = append(props, Proposal{Type: "feedback", Name: fmt.Sprintf("new-%d", i), Description: fmt.Sprintf("New fact %d", i),
+			Body: fmt.Sprintf("Prefer small focused commits with clear messages, rule %d.\nWhy: the user reviews each one.", i)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if c, _ := plan(props, snap, nil); len(c) != 10 {
+			b.Fatalf("%d changes", len(c))
+		}
 	}
 }

@@ -57,10 +57,18 @@ var dontRemember = regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|no need to)\
 	`|\bforget (?:this|that|it|what i (?:just )?(?:said|told you|wrote))\b` +
 	`|\boff the record\b|不要记|别记|不用记|不必记|不要保存|别保存`)
 
+// dontRememberHints are the words every dontRemember match holds: a cheap
+// pre-check that spares most messages the regexp.
+var dontRememberHints = []string{"don't", "dont", "do not", "never", "no need", "not to", "forget", "off the record",
+	"不要", "别记", "不用", "不必", "别保存"}
+
 // asksNotToRemember reports whether a user message asks that something not
 // be remembered. "Don't forget …" is the opposite and does not count.
 func asksNotToRemember(text string) bool {
 	s := strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(text)
+	if !containsAny(strings.ToLower(s), dontRememberHints) {
+		return false
+	}
 	for _, m := range dontRemember.FindAllStringIndex(s, -1) {
 		if strings.HasPrefix(strings.ToLower(s[m[0]:]), "forget") {
 			before := strings.ToLower(strings.TrimSpace(s[:m[0]]))

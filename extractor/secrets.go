@@ -17,43 +17,49 @@ const Redacted = "[REDACTED]"
 // that ordinary prose ("the secret is to keep it short") is not taken for one.
 type secretRule struct {
 	name  string
+	hints []string // the rule runs only when s holds one of these (lower-cased), a cheap pre-check
 	re    *regexp.Regexp
 	group int
 	valid func(s string) bool
 }
 
 var secretRules = []secretRule{
-	{name: "private key", re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{name: "Anthropic key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{name: "OpenAI key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{name: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{name: "AWS access key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
-	{name: "Slack token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{name: "Slack webhook", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+`)},
-	{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}`)},
-	{name: "JWT", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{name: "bearer token", re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
-	{name: "URL password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@`), group: 1, valid: notPlaceholder},
+	{name: "private key", hints: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+	{name: "Anthropic key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+	{name: "OpenAI key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+	{name: "GitHub token", hints: []string{"gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+	{name: "AWS access key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
+	{name: "Slack token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{name: "Slack webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+`)},
+	{name: "Google API key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{name: "Stripe key", hints: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}`)},
+	{name: "JWT", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{name: "bearer token", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
+	{name: "URL password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@`), group: 1, valid: notPlaceholder},
 	{
 		name:  "password",
+		hints: []string{"pass", "pwd", "pin"},
 		re:    regexp.MustCompile(`(?i)\b(?:[a-z0-9_.-]*(?:password|passwd|passphrase|passcode)[a-z0-9_]*|pwd|pin)(\s*[:=]\s*|\s+(?:is|was)\s+)("[^"\n]+"|'[^'\n]+'|\S+)`),
 		group: 2,
 	},
 	{
 		name:  "credential",
+		hints: []string{"secret", "token", "key", "credential"},
 		re:    regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[a-z0-9_.-]*\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
 		group: 1,
 		valid: credentialLike,
 	},
-	{name: "random token", re: regexp.MustCompile(`[A-Za-z0-9+/=_-]{32,}`), valid: randomLike},
 }
 
 // secretSpans returns the byte ranges of the secrets in s, in order and not
 // overlapping.
 func secretSpans(s string) [][2]int {
-	var spans [][2]int
+	spans := randomTokens(s)
+	lower := strings.ToLower(s)
 	for _, r := range secretRules {
+		if !containsAny(lower, r.hints) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
 			lo, hi := m[2*r.group], m[2*r.group+1]
 			if lo < 0 {
@@ -170,6 +176,41 @@ func credentialLike(s string) bool {
 		}
 	}
 	return n >= 2
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// randomTokens finds runs of 32 or more token characters ([A-Za-z0-9+/=_-])
+// that look machine-made (randomLike): keys of unknown shape, such as an AWS
+// secret key. A scanner, not a regexp: it runs over every transcript.
+func randomTokens(s string) [][2]int {
+	var spans [][2]int
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isTokenByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 32 && randomLike(s[start:i]) {
+			spans = append(spans, [2]int{start, i})
+		}
+		start = -1
+	}
+	return spans
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '+' || c == '/' || c == '=' || c == '_' || c == '-'
 }
 
 // randomLike reports a long token that looks machine-made: upper, lower and
