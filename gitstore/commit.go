@@ -61,7 +61,7 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths []string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	r.log.Info("committed", "commit", hash, "files", len(specs), "subject", firstLine(msg))
+	r.log.Debug("committed", "commit", hash, "files", len(specs), "subject", firstLine(msg))
 	return hash, nil
 }
 
@@ -85,12 +85,20 @@ func (r *Repo) pathspecs(paths []string) ([]string, error) {
 }
 
 // dropVanished removes paths that are neither on disk nor in HEAD: there is
-// nothing to add or delete for them, and git would reject the pathspec.
+// nothing to add or delete for them, and git would reject the pathspec. A
+// directory is refused: as a pathspec it would take in every file below
+// it, editor leftovers included.
 func (r *Repo) dropVanished(specs []string) ([]string, error) {
 	var missing []int
 	for i, s := range specs {
-		if _, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(s))); errors.Is(err, fs.ErrNotExist) {
+		fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(s)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			missing = append(missing, i)
+		case err != nil:
+			return nil, err
+		case fi.IsDir():
+			return nil, fmt.Errorf("%s is a directory, not a file", r.unspec(s))
 		}
 	}
 	if len(missing) == 0 {

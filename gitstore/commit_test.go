@@ -82,8 +82,9 @@ func TestCommitNothing(t *testing.T) {
 
 func TestCommitRejectsOutsidePaths(t *testing.T) {
 	_, dir := newRepo(t, "memory")
+	write(t, filepath.Join(dir, "sub", "x.md"), "x\n")
 	r := open(t, dir)
-	for _, p := range []string{"../x.md", "/etc/passwd", "a/../../b.md", "./a.md", ""} {
+	for _, p := range []string{"../x.md", "/etc/passwd", "a/../../b.md", "./a.md", "", "sub"} {
 		if _, err := r.Commit(context.Background(), "m", []string{p}); err == nil || errors.Is(err, ErrNothingToCommit) {
 			t.Errorf("Commit(%q) = %v, want a rejection", p, err)
 		}

@@ -25,7 +25,6 @@ func TestConcurrentCommits(t *testing.T) {
 	r := open(t, dir)
 	const n = 30
 	deadline := time.Now().Add(60 * time.Second)
-	pause := func() { time.Sleep(time.Duration(1+rand.IntN(10)) * time.Millisecond) }
 
 	var wg sync.WaitGroup
 	var memHashes []string
@@ -33,46 +32,37 @@ func TestConcurrentCommits(t *testing.T) {
 	var memRetries, userRetries int
 	wg.Go(func() {
 		for i := range n {
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.md", i)), fmt.Appendf(nil, "memory %d\n", i), 0o644); err != nil {
-				memErr = err
+			h, retries, err := retry(deadline, func() (string, error) {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.md", i)), fmt.Appendf(nil, "memory %d\n", i), 0o644); err != nil {
+					return "", err
+				}
+				return commitChanges(r)
+			})
+			memRetries += retries
+			if err != nil {
+				memErr = fmt.Errorf("memory commit %d: %w", i, err)
 				return
 			}
-			for {
-				h, err := commitChanges(r)
-				if err == nil {
-					memHashes = append(memHashes, h)
-					break
-				}
-				if !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
-					memErr = fmt.Errorf("memory commit %d: %w", i, err)
-					return
-				}
-				memRetries++
-				pause()
-			}
+			memHashes = append(memHashes, h)
 		}
 	})
 	wg.Go(func() {
 		for i := range n {
 			name := fmt.Sprintf("other/g%02d.txt", i)
-			if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), fmt.Appendf(nil, "user %d\n", i), 0o644); err != nil {
-				userErr = err
+			_, retries, err := retry(deadline, func() (string, error) {
+				if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), fmt.Appendf(nil, "user %d\n", i), 0o644); err != nil {
+					return "", err
+				}
+				if _, err := cliErr(root, "add", "--", name); err != nil {
+					return "", cliBusy(err)
+				}
+				_, err := cliErr(root, "commit", "-q", "-m", fmt.Sprintf("user %d", i), "--", name)
+				return "", cliBusy(err)
+			})
+			userRetries += retries
+			if err != nil {
+				userErr = fmt.Errorf("user commit %d: %w", i, err)
 				return
-			}
-			for {
-				_, err := cliErr(root, "add", "--", name)
-				if err == nil {
-					_, err = cliErr(root, "commit", "-q", "-m", fmt.Sprintf("user %d", i), "--", name)
-				}
-				if err == nil {
-					break
-				}
-				if busyMessage(err.Error()) == "" || time.Now().After(deadline) {
-					userErr = fmt.Errorf("user commit %d: %w", i, err)
-					return
-				}
-				userRetries++
-				pause()
 			}
 		}
 	})
@@ -81,7 +71,34 @@ func TestConcurrentCommits(t *testing.T) {
 		t.Fatal(errors.Join(memErr, userErr))
 	}
 	t.Logf("lost lock races: memoryd %d, CLI %d", memRetries, userRetries)
+	checkAllReachable(t, root, memHashes, n)
+}
 
+// retry calls f until it succeeds, fails with something else than ErrBusy,
+// or the deadline passes, pausing a few random milliseconds in between.
+func retry(deadline time.Time, f func() (string, error)) (hash string, retries int, err error) {
+	for {
+		hash, err = f()
+		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
+			return hash, retries, err
+		}
+		retries++
+		time.Sleep(time.Duration(1+rand.IntN(10)) * time.Millisecond)
+	}
+}
+
+// cliBusy marks a CLI failure caused by git's locks as ErrBusy.
+func cliBusy(err error) error {
+	if err != nil && busyMessage(err.Error()) != "" {
+		return fmt.Errorf("%w: %w", ErrBusy, err)
+	}
+	return err
+}
+
+// checkAllReachable checks that memoryd's commits and the n user commits
+// are all in HEAD's history, once each, and that nothing is left over.
+func checkAllReachable(t *testing.T, root string, memHashes []string, n int) {
+	t.Helper()
 	reachable := make(map[string]bool)
 	for _, h := range strings.Fields(cli(t, root, "rev-list", "HEAD")) {
 		reachable[h] = true

@@ -127,6 +127,11 @@ func Open(memoryDir string, opts Options) (*Repo, error) {
 	if r.gitErr == nil {
 		r.gitErr = r.checkVersion()
 	}
+	if r.gitErr == nil {
+		if r.gitErr = r.checkCLIView(); r.gitErr != nil && !errors.Is(r.gitErr, ErrNoGit) {
+			return nil, r.gitErr
+		}
+	}
 	if err := r.resolveAuthor(opts.Author); err != nil {
 		return nil, err
 	}
@@ -257,6 +262,32 @@ func (r *Repo) checkVersion() error {
 	if major < minGit[0] || major == minGit[0] && minor < minGit[1] {
 		return fmt.Errorf("%w: %s is too old, need git %d.%d or later",
 			ErrNoGit, strings.TrimSpace(string(out)), minGit[0], minGit[1])
+	}
+	return nil
+}
+
+// checkCLIView makes sure the git CLI works in this repository and sees the
+// same work tree and git directory as go-git. git refuses, for example, a
+// repository owned by another user (safe.directory); that turns commits
+// off like a missing binary. A disagreement (core.worktree, which go-git
+// ignores) is an error: reads and writes would go to different places.
+func (r *Repo) checkCLIView() error {
+	out, err := r.run(context.Background(), nil, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+	if err != nil {
+		return fmt.Errorf("%w: git cannot use %s: %w", ErrNoGit, r.root, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return fmt.Errorf("%w: git rev-parse said %q", ErrNoGit, out)
+	}
+	same := func(a, b string) bool {
+		ra, errA := filepath.EvalSymlinks(a)
+		rb, errB := filepath.EvalSymlinks(b)
+		return errA == nil && errB == nil && ra == rb
+	}
+	if !same(lines[0], r.root) || !same(lines[1], r.gitDir) {
+		return fmt.Errorf("open: git sees work tree %s (git dir %s), go-git sees %s (%s)",
+			lines[0], lines[1], r.root, r.gitDir)
 	}
 	return nil
 }

@@ -69,6 +69,25 @@ func TestOpenNoGit(t *testing.T) {
 	}
 }
 
+func TestOpenBadGit(t *testing.T) {
+	_, dir := newRepo(t, "memory")
+	r, err := Open(dir, Options{GitBin: "false"})
+	if !errors.Is(err, ErrNoGit) || r == nil {
+		t.Fatalf("Open with a git that fails = %v, %v; want a Repo and ErrNoGit", r, err)
+	}
+}
+
+// go-git ignores core.worktree; when the CLI would write elsewhere, Open
+// refuses rather than read one tree and commit another.
+func TestOpenCLIDisagrees(t *testing.T) {
+	root, dir := newRepo(t, "memory")
+	cli(t, root, "config", "core.worktree", t.TempDir())
+	if _, err := Open(dir, Options{}); err == nil || errors.Is(err, ErrNoGit) {
+		t.Fatalf("Open with core.worktree elsewhere: %v, want a hard error", err)
+	}
+	cli(t, root, "config", "--unset", "core.worktree")
+}
+
 func lastAuthor(t *testing.T, root string) string {
 	return cli(t, root, "log", "-1", "--format=%an <%ae>|%cn <%ce>")
 }
@@ -197,6 +216,13 @@ func TestHistory(t *testing.T) {
 	}
 	if hist, _ := r.History(1); len(hist) != 1 || hist[0].Hash != h2 {
 		t.Errorf("History(1) = %+v", hist)
+	}
+
+	// At the top of the work tree every commit touches the folder.
+	top, err := open(t, root).History(10)
+	if err != nil || len(top) != 4 || top[1].Subject != "notes again" ||
+		strings.Join(top[0].Files, ",") != "memory/a.md,memory/sub/c.md" {
+		t.Errorf("History at the top = %+v, %v", top, err)
 	}
 }
 

@@ -53,7 +53,7 @@ func (r *Repo) Restore(ctx context.Context, commit, msg string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("restore: %w", err)
 	}
-	r.log.Info("restored", "source", full, "commit", hash)
+	r.log.Debug("restored", "source", full, "commit", hash)
 	return hash, nil
 }
 
