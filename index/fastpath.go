@@ -23,6 +23,7 @@ func fastFields(text string) (fields, bool) {
 		return fields{}, false
 	}
 	var r fastReader
+	r.top, r.nested = r.topBuf[:0], r.nestedBuf[:0]
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
 		body := strings.TrimLeft(line, " ")
@@ -56,6 +57,8 @@ type fastReader struct {
 	top, nested       []string // keys seen, to leave duplicates to yaml.v3
 	block             string   // the top-level key whose indented block we are in
 	indent            int      // that block's indentation, once known
+
+	topBuf, nestedBuf [8]string
 }
 
 func (r *fastReader) topPair(key, val string, hasVal bool) bool {

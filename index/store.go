@@ -145,11 +145,12 @@ func WriteAttributes(dir string) (changed bool, err error) {
 	return changed, nil
 }
 
+// abs returns the path of rel, a clean relative path (or "").
 func (s *Store) abs(rel string) string {
 	if rel == "" {
 		return s.dir
 	}
-	return filepath.Join(s.dir, filepath.FromSlash(rel))
+	return s.dir + string(filepath.Separator) + filepath.FromSlash(rel)
 }
 
 // lstat stats rel without following a link in it: a parent that is a link
