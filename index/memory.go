@@ -12,7 +12,7 @@ import (
 // Memory is one parsed memory file.
 //
 // A missing name is derived from the file name (without ".md", and without a
-// leading "<type>-" when the type is known), so every memory has a Name and a
+// leading "<type>-" when the file has a type), so every memory has a Name and a
 // title in the index. A missing description is allowed: the file is still
 // indexed, with no " — description" part. A missing or unknown type puts the
 // file in the index's "Other" section.
@@ -32,7 +32,7 @@ type Memory struct {
 	parsed bool   // made by Parse: front and orig are set
 	front  string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
 	orig   fields // the known fields as read, so Format touches only what changed
-	line   *entryLine
+	line   *entryLine // the index line rendered at parse time
 }
 
 // fields are the frontmatter keys memoryd understands.

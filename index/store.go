@@ -131,7 +131,8 @@ const attributes = "# Written by memoryd: merge its generated files line by line
 
 // WriteAttributes writes dir/.gitattributes with union merges for MEMORY.md
 // and _CONFLICTS.md when the file is missing. An existing file, whatever it
-// holds, is never touched.
+// holds (or a link), is never touched; only a file created in the moment
+// between the check and the atomic write could be replaced.
 func WriteAttributes(dir string) (changed bool, err error) {
 	if _, err := os.Lstat(filepath.Join(dir, AttributesFile)); err == nil {
 		return false, nil
