@@ -29,9 +29,9 @@ type Memory struct {
 	Body        string // text after the frontmatter, LF line endings
 	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
 
-	parsed bool   // made by Parse: front and orig are set
-	front  string // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
-	orig   fields // the known fields as read, so Format touches only what changed
+	parsed bool       // made by Parse: front and orig are set
+	front  string     // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
+	orig   fields     // the known fields as read, so Format touches only what changed
 	line   *entryLine // the index line rendered at parse time
 }
 
