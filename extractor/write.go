@@ -89,6 +89,9 @@ func (x *Extractor) apply(ctx context.Context, res Result, key string, mark tran
 // write puts the changes into the folder and commits them with MEMORY.md.
 func (x *Extractor) write(ctx context.Context, res *Result) error {
 	repo := x.deps.Repo
+	if repo == nil {
+		return errors.New("no git repository: extraction writes nothing without one")
+	}
 	if repo.InOperation() {
 		return ErrInOperation
 	}

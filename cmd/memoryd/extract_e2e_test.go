@@ -583,3 +583,41 @@ func TestExtractCodex(t *testing.T) {
 		t.Errorf("tool output or injected context reached the prompt:\n%s", tr)
 	}
 }
+
+// TestExtractNeverReadsOwnSessions: with OpenCode as memoryd's provider, the
+// extraction's own OpenCode session lives in memoryd's state folder, never
+// in the user's database, and is never extracted from; a session that ran
+// in the state folder is skipped too.
+func TestExtractNeverReadsOwnSessions(t *testing.T) {
+	w := newOCWorld(t)
+	w.env = append(w.env, llmtest.OpenCodeEnv(w.home)...)
+	w.env = append(w.env, "MEMORY_LLM_PROVIDER=opencode", "MEMORY_EXTRACT_MODEL="+llmtest.ModelRef, "MEMORY_LLM_TIMEOUT_MS=120000")
+	w.answer(answerMemories(memJSON("create", "user", "tea", "Drinks tea, not coffee", "Offer tea rather than coffee in examples and small talk.")))
+	w.opencode("", "Remember that I drink tea, not coffee.")
+	inState := filepath.Join(w.stateDir(), "opencode", "work", "elsewhere")
+	os.MkdirAll(inState, 0o755)
+	runOpenCode(t, w.home, inState, "", "Remember that this session must never be read.")
+
+	out, code := w.runCmd(nil, "extract")
+	if code != 0 || !strings.Contains(out, "created user-tea.md") || !strings.Contains(out, "1 session(s) extracted") {
+		t.Fatalf("extract: %d\n%s", code, out)
+	}
+	ex := w.extractions()
+	if len(ex) != 1 || !strings.Contains(transcriptOf(ex[0]), "drink tea") {
+		t.Fatalf("%d extraction requests", len(ex))
+	}
+	if _, err := os.Stat(filepath.Join(w.stateDir(), "opencode", "opencode.db")); err != nil {
+		t.Errorf("memoryd's own OpenCode database: %v", err)
+	}
+	list := exec.Command("opencode", "session", "list", "--format", "json")
+	list.Env, list.Dir = llmtest.OpenCodeEnv(w.home), w.proj
+	data, err := list.Output()
+	var sessions []struct{ ID, Directory string }
+	if err != nil || json.Unmarshal(data, &sessions) != nil || len(sessions) != 2 {
+		t.Errorf("the user's sessions: %v %s", err, data)
+	}
+	out, code = w.runCmd(nil, "extract")
+	if code != 0 || !strings.Contains(out, "0 session(s) extracted") || len(w.extractions()) != 1 {
+		t.Errorf("second extract: %d, %d requests\n%s", code, len(w.extractions()), out)
+	}
+}
