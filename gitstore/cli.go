@@ -5,9 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
+
+// minGit is the oldest git whose CLI behaves as this package expects
+// (core.abbrev=no, --pathspec-from-file for add and commit, git restore).
+var minGit = [2]int{2, 31}
 
 // cliEnvDrop lists inherited variables that would point git at another
 // repository, index or work tree than the one Open discovered (they are set,
@@ -46,7 +55,20 @@ func (e *cliError) Error() string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i] // the first line names the problem; hints follow
 	}
-	return fmt.Sprintf("git %s: %s", e.args[0], msg)
+	return fmt.Sprintf("git %s: %s", subcommand(e.args), msg)
+}
+
+// subcommand picks the git subcommand out of args, for messages.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-c":
+			i++
+		case !strings.HasPrefix(args[i], "-"):
+			return args[i]
+		}
+	}
+	return strings.Join(args, " ")
 }
 
 func (e *cliError) Unwrap() error { return e.err }
@@ -55,14 +77,24 @@ func (e *cliError) Unwrap() error { return e.err }
 // file named ":x.md" or "*.md" means just that file.
 const literal = "--literal-pathspecs"
 
+// cancelGrace is how long git gets to remove its lock files after ctx ends
+// before it is killed.
+const cancelGrace = 5 * time.Second
+
 // run executes git in the work tree top with stdin and returns its standard
 // output. A non-zero exit becomes a *cliError; one caused by git's locks or
 // by the repository's state is additionally wrapped with ErrBusy.
+//
+// When ctx ends, git is interrupted, not killed: on SIGINT it removes its
+// lock files, whereas a killed `git commit` leaves index.lock behind and
+// blocks the user's next git command until they delete it by hand.
 func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	full := make([]string, 0, len(args)+1)
 	full = append(full, "--no-pager")
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, r.gitBin, full...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = cancelGrace
 	cmd.Dir = r.root
 	cmd.Env = cliEnv(cmd.Environ())
 	if stdin != nil {
@@ -75,7 +107,7 @@ func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 		return stdout.Bytes(), nil
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		return nil, fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
 	}
 	ce := &cliError{args: args, stdout: stdout.String(), stderr: stderr.String(), err: err, code: -1}
 	var ee *exec.ExitError
@@ -120,4 +152,62 @@ func busyMessage(stderr string) string {
 		return "a merge or cherry-pick is in progress"
 	}
 	return ""
+}
+
+func findGit(bin string) (string, error) {
+	if bin == "" {
+		bin = "git"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNoGit, err)
+	}
+	return path, nil
+}
+
+var versionRE = regexp.MustCompile(`^git version (\d+)\.(\d+)`)
+
+// checkVersion makes sure the git binary runs and is recent enough.
+func (r *Repo) checkVersion() error {
+	out, err := r.run(context.Background(), nil, "version")
+	if err != nil {
+		return fmt.Errorf("%w: %s does not run: %w", ErrNoGit, r.gitBin, err)
+	}
+	m := versionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return fmt.Errorf("%w: cannot parse %q", ErrNoGit, strings.TrimSpace(string(out)))
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	if major < minGit[0] || major == minGit[0] && minor < minGit[1] {
+		return fmt.Errorf("%w: %s is too old, need git %d.%d or later",
+			ErrNoGit, strings.TrimSpace(string(out)), minGit[0], minGit[1])
+	}
+	return nil
+}
+
+// checkCLIView makes sure the git CLI works in this repository and sees the
+// same work tree and git directory as go-git. git refuses, for example, a
+// repository owned by another user (safe.directory); that turns commits
+// off like a missing binary. A disagreement (core.worktree, which go-git
+// ignores) is an error: reads and writes would go to different places.
+func (r *Repo) checkCLIView() error {
+	out, err := r.run(context.Background(), nil, "rev-parse", "--show-toplevel", "--absolute-git-dir")
+	if err != nil {
+		return fmt.Errorf("%w: git cannot use %s: %w", ErrNoGit, r.root, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return fmt.Errorf("%w: git rev-parse said %q", ErrNoGit, out)
+	}
+	same := func(a, b string) bool {
+		ra, errA := filepath.EvalSymlinks(a)
+		rb, errB := filepath.EvalSymlinks(b)
+		return errA == nil && errB == nil && ra == rb
+	}
+	if !same(lines[0], r.root) || !same(lines[1], r.gitDir) {
+		return fmt.Errorf("open: git sees work tree %s (git dir %s), go-git sees %s (%s)",
+			lines[0], lines[1], r.root, r.gitDir)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Commit commits the memory paths only: a file the user staged elsewhere
@@ -163,6 +164,53 @@ func TestCommitLockRaceMidway(t *testing.T) {
 	}
 	if got := cli(t, root, "show", "HEAD:memory/a.md"); got != "a2" {
 		t.Fatalf("committed a.md = %q", got)
+	}
+}
+
+// Canceling a commit interrupts git instead of killing it, so that git
+// removes its index.lock. The stand-in git here takes the lock, waits, and
+// removes the lock on SIGINT as git does; a SIGKILL would leave it.
+func TestCommitCancelInterrupts(t *testing.T) {
+	root, dir := newRepo(t, "memory")
+	write(t, filepath.Join(dir, "a.md"), "a\n")
+	commitAll(t, root, "first")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(root, ".git", "index.lock")
+	wrapper := filepath.Join(t.TempDir(), "git")
+	script := "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = commit ]; then\n" +
+		"  : > '" + lock + "'; sleep 60 & pid=$!\n" +
+		"  trap 'rm -f \"" + lock + "\"; kill $pid; exit 130' INT\n" +
+		"  wait $pid; exit 1\nfi; done\nexec '" + realGit + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir, Options{GitBin: wrapper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a.md"), "a2\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Commit(ctx, "m", []string{"a.md"})
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !exists(lock) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in git never took the lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Commit after cancel: %v, want context.Canceled", err)
+	}
+	if exists(lock) {
+		t.Fatal("index.lock left behind: git was killed, not interrupted")
 	}
 }
 

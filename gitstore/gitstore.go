@@ -15,15 +15,11 @@
 package gitstore
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -50,14 +46,6 @@ var (
 	ErrNothingToCommit = errors.New("nothing to commit")
 )
 
-// FallbackAuthor is the identity of memoryd's commits when neither
-// Options.Author nor the repository's user.name and user.email are set.
-const FallbackAuthor = "memoryd <memoryd@localhost>"
-
-// minGit is the oldest git whose CLI behaves as this package expects
-// (core.abbrev=no, --pathspec-from-file for add and commit, git restore).
-var minGit = [2]int{2, 31}
-
 // Options configure Open.
 type Options struct {
 	// Author is "Name <email>" for memoryd's commits. Empty: the
@@ -80,7 +68,7 @@ type Repo struct {
 	// refs), "" when gitDir is the whole repository.
 	commonDir string
 
-	gitBin   string   // resolved git executable; "" when gitErr != nil
+	gitBin   string   // the git executable
 	gitErr   error    // wraps ErrNoGit when writes are impossible
 	identity []string // "-c user.name=… -c user.email=…", or nil to use git's own
 	author   string   // the identity commits carry, for logs and status
@@ -99,10 +87,12 @@ type Repo struct {
 // memoryDir first) and resolves the commit author once.
 //
 // It returns an error wrapping ErrNoRepo when there is no enclosing
-// repository. When the repository is found but no usable git binary is,
-// Open returns a usable *Repo together with an error wrapping ErrNoGit:
-// Root, Rel, Busy, InOperation, Changes and History work, Commit and
-// Restore fail with ErrNoGit.
+// repository. When the repository is found but git cannot write to it —
+// no git binary, one older than 2.31, or one that refuses the repository
+// (safe.directory) — Open returns a usable *Repo together with an error
+// wrapping ErrNoGit: Root, Rel, Busy, InOperation, Changes and History
+// work, Commit and Restore fail with that error. When the CLI would use
+// another work tree than go-git reads (core.worktree), Open fails.
 func Open(memoryDir string, opts Options) (*Repo, error) {
 	log := opts.Logger
 	if log == nil {
@@ -136,7 +126,6 @@ func Open(memoryDir string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	if r.gitErr != nil {
-		log.Warn("git unavailable: commits are off", "err", r.gitErr)
 		return r, r.gitErr
 	}
 	log.Debug("opened", "root", r.root, "rel", r.rel, "gitdir", r.gitDir, "author", r.author)
@@ -230,124 +219,3 @@ func (r *Repo) Root() string { return r.root }
 // Rel returns the memory folder relative to Root, slash-separated, or ""
 // when the memory folder is the work tree's top.
 func (r *Repo) Rel() string { return r.rel }
-
-// Author returns the "Name <email>" identity memoryd's commits carry.
-func (r *Repo) Author() string { return r.author }
-
-func findGit(bin string) (string, error) {
-	if bin == "" {
-		bin = "git"
-	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoGit, err)
-	}
-	return path, nil
-}
-
-var versionRE = regexp.MustCompile(`^git version (\d+)\.(\d+)`)
-
-// checkVersion makes sure the git binary runs and is recent enough.
-func (r *Repo) checkVersion() error {
-	out, err := r.run(context.Background(), nil, "version")
-	if err != nil {
-		return fmt.Errorf("%w: %s does not run: %w", ErrNoGit, r.gitBin, err)
-	}
-	m := versionRE.FindStringSubmatch(string(out))
-	if m == nil {
-		return fmt.Errorf("%w: cannot parse %q", ErrNoGit, strings.TrimSpace(string(out)))
-	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	if major < minGit[0] || major == minGit[0] && minor < minGit[1] {
-		return fmt.Errorf("%w: %s is too old, need git %d.%d or later",
-			ErrNoGit, strings.TrimSpace(string(out)), minGit[0], minGit[1])
-	}
-	return nil
-}
-
-// checkCLIView makes sure the git CLI works in this repository and sees the
-// same work tree and git directory as go-git. git refuses, for example, a
-// repository owned by another user (safe.directory); that turns commits
-// off like a missing binary. A disagreement (core.worktree, which go-git
-// ignores) is an error: reads and writes would go to different places.
-func (r *Repo) checkCLIView() error {
-	out, err := r.run(context.Background(), nil, "rev-parse", "--show-toplevel", "--absolute-git-dir")
-	if err != nil {
-		return fmt.Errorf("%w: git cannot use %s: %w", ErrNoGit, r.root, err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return fmt.Errorf("%w: git rev-parse said %q", ErrNoGit, out)
-	}
-	same := func(a, b string) bool {
-		ra, errA := filepath.EvalSymlinks(a)
-		rb, errB := filepath.EvalSymlinks(b)
-		return errA == nil && errB == nil && ra == rb
-	}
-	if !same(lines[0], r.root) || !same(lines[1], r.gitDir) {
-		return fmt.Errorf("open: git sees work tree %s (git dir %s), go-git sees %s (%s)",
-			lines[0], lines[1], r.root, r.gitDir)
-	}
-	return nil
-}
-
-var authorRE = regexp.MustCompile(`^([^<>\x00-\x1f]*[^<>\s])[ \t]*<([^<>\s]+)>$`)
-
-// parseAuthor splits "Name <email>".
-func parseAuthor(s string) (name, email string, err error) {
-	m := authorRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
-		return "", "", fmt.Errorf("author %q: want \"Name <email>\"", s)
-	}
-	return strings.TrimSpace(m[1]), m[2], nil
-}
-
-// resolveAuthor picks the commit identity: the override, else the
-// repository's effective user.name/user.email (git's own lookup, including
-// global and conditional includes), else FallbackAuthor. Git's own identity
-// needs no -c flags; the other two are passed with -c on every commit.
-func (r *Repo) resolveAuthor(override string) error {
-	if override != "" {
-		name, email, err := parseAuthor(override)
-		if err != nil {
-			return fmt.Errorf("open: %w", err)
-		}
-		r.setIdentity(name, email)
-		return nil
-	}
-	if r.gitErr == nil {
-		name, email := r.configIdentity()
-		if name != "" && email != "" {
-			r.author = name + " <" + email + ">"
-			return nil
-		}
-	}
-	name, email, _ := parseAuthor(FallbackAuthor)
-	r.setIdentity(name, email)
-	return nil
-}
-
-func (r *Repo) setIdentity(name, email string) {
-	r.identity = []string{"-c", "user.name=" + name, "-c", "user.email=" + email}
-	r.author = name + " <" + email + ">"
-}
-
-// configIdentity asks git for user.name and user.email as seen from the
-// work tree; a missing key yields "".
-func (r *Repo) configIdentity() (name, email string) {
-	out, err := r.run(context.Background(), nil, "config", "-z", "--get-regexp", `^user\.(name|email)$`)
-	if err != nil {
-		return "", "" // exit status 1: neither is set
-	}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		key, val, _ := strings.Cut(rec, "\n")
-		switch key {
-		case "user.name":
-			name = strings.TrimSpace(val)
-		case "user.email":
-			email = strings.TrimSpace(val)
-		}
-	}
-	return name, email
-}
