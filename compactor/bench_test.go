@@ -29,6 +29,10 @@ func benchStore(b *testing.B, n int) (dir string, size int) {
 		size += len(content)
 	}
 	git(b, root, "init", "-q")
+	// No background gc: with 10,000 loose objects git would start one, and
+	// it would still be writing when the temporary folder is removed.
+	git(b, root, "config", "gc.auto", "0")
+	git(b, root, "config", "maintenance.auto", "false")
 	git(b, root, "add", "-A")
 	git(b, root, "commit", "-q", "-m", "initial")
 	return dir, size
