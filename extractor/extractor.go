@@ -174,25 +174,9 @@ func (x *Extractor) run(ctx context.Context, source, id string, dry bool) (Resul
 func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) (Result, error) {
 	res := Result{Source: source, Session: id}
 	key := Key(source, id)
-	marks, err := loadMarks(x.opts.StateDir)
+	b, err := x.readSession(ctx, source, id, dry)
 	if err != nil {
 		return res, err
-	}
-	var b batch
-	err = x.deps.Sources.use(source, func(src transcript.Source) error {
-		b, err = readNew(ctx, src, id, marks[key], x.opts.MaxMessages)
-		return err
-	})
-	if errors.Is(err, transcript.ErrSessionGone) {
-		if !dry {
-			if err := x.drop(key); err != nil {
-				return res, err
-			}
-		}
-		return res, fmt.Errorf("%w: %w", ErrNothingToDo, err)
-	}
-	if err != nil {
-		return res, fmt.Errorf("read session %s: %w", key, err)
 	}
 	res.Messages = b.total
 	if len(b.msgs) == 0 {
@@ -232,6 +216,34 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, nil
 	}
 	return x.apply(ctx, res, key, b.mark)
+}
+
+// readSession reads the session's messages after its watermark. A session
+// that is gone loses its watermark (not in a dry run) and gives an error
+// matching both ErrNothingToDo and transcript.ErrSessionGone.
+func (x *Extractor) readSession(ctx context.Context, source, id string, dry bool) (batch, error) {
+	key := Key(source, id)
+	marks, err := loadMarks(x.opts.StateDir)
+	if err != nil {
+		return batch{}, err
+	}
+	var b batch
+	err = x.deps.Sources.use(source, func(src transcript.Source) error {
+		b, err = readNew(ctx, src, id, marks[key], x.opts.MaxMessages)
+		return err
+	})
+	if errors.Is(err, transcript.ErrSessionGone) {
+		if !dry {
+			if err := x.drop(key); err != nil {
+				return batch{}, err
+			}
+		}
+		return batch{}, fmt.Errorf("%w: %w", ErrNothingToDo, err)
+	}
+	if err != nil {
+		return batch{}, fmt.Errorf("read session %s: %w", key, err)
+	}
+	return b, nil
 }
 
 // project is the working directory of a session, from the listings seen so
