@@ -51,7 +51,7 @@ type loop struct {
 
 	dirty     map[string]bool // paths changed since the last rebuild
 	rescan    bool            // re-read the whole folder at the next rebuild
-	started   bool            // first rebuild done (reserved files ensured)
+	started   bool            // first rebuild done
 	indexDeb  debounce
 	commitDeb debounce
 	paused    bool // a merge, rebase, cherry-pick or revert is under way
@@ -186,10 +186,11 @@ func (l *loop) rebuild(now time.Time) {
 	}
 	store := l.d.deps.Store
 	if !l.started {
-		l.ensureReservedFiles()
 		l.started, l.rescan = true, true
 	}
 	if l.rescan {
+		// A pull, a restore or a user may have removed them since.
+		l.ensureReservedFiles()
 		if err := store.Scan(); err != nil {
 			l.log.Error("scan memory folder", "err", err)
 		}

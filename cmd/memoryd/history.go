@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/memoryd/memoryd/compactor"
 )
 
 func init() {
@@ -17,12 +19,6 @@ func init() {
 		run:     runHistory,
 	})
 }
-
-// Commit subjects the daemon writes, used to mark history.
-const (
-	checkpointSubject = "memory: checkpoint before compaction"
-	compactionPrefix  = "memory: compaction"
-)
 
 func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	n, _ := strconv.Atoi(fs.Lookup("n").Value.String())
@@ -44,9 +40,9 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	for _, c := range commits {
 		mark := " "
 		switch {
-		case c.Subject == checkpointSubject:
+		case c.Subject == compactor.CheckpointSubject:
 			mark = "C"
-		case strings.HasPrefix(c.Subject, compactionPrefix):
+		case strings.HasPrefix(c.Subject, compactor.CompactionPrefix):
 			mark = "*"
 		}
 		fmt.Fprintf(e.stdout, "%s %s %s  %s\n", mark, c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Subject)
