@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // the memory folder is ever touched. Paths gone from disk that HEAD does not
 // have, and new paths the user's ignore rules exclude, are skipped.
 //
-// Errors: ErrNoGit without a git binary; an error wrapping ErrBusy when the
+// Errors: the ErrNoGit error of Open when git cannot be used; an error wrapping ErrBusy when the
 // repository is busy (see Busy) or another git process won a lock race
 // between the two steps — nothing was committed, retry later (the paths may
 // remain staged, which the retry completes); ErrNothingToCommit when the
@@ -72,7 +73,7 @@ func (r *Repo) pathspecs(paths []string) ([]string, error) {
 	specs := make([]string, 0, len(paths))
 	for _, p := range paths {
 		if p == "" || strings.ContainsRune(p, 0) || !filepath.IsLocal(filepath.FromSlash(p)) ||
-			path.Clean(p) != p {
+			path.Clean(p) != p || slices.ContainsFunc(strings.Split(p, "/"), isDotGit) {
 			return nil, fmt.Errorf("path %q is not a clean path inside the memory folder", p)
 		}
 		if s := r.spec(p); !seen[s] {
@@ -83,6 +84,8 @@ func (r *Repo) pathspecs(paths []string) ([]string, error) {
 	sort.Strings(specs)
 	return specs, nil
 }
+
+func isDotGit(name string) bool { return strings.EqualFold(name, ".git") }
 
 // dropVanished removes paths that are neither on disk nor in HEAD: there is
 // nothing to add or delete for them, and git would reject the pathspec. A
@@ -148,13 +151,14 @@ func (r *Repo) add(ctx context.Context, specs []string) ([]string, error) {
 			kept = append(kept, s)
 		}
 	}
-	r.log.Warn("not committing files the repository ignores", "files", len(specs)-len(kept))
+	r.log.Debug("not committing files the repository ignores", "files", len(specs)-len(kept))
 	return kept, nil
 }
 
 // summaryRE matches the first line of git commit's summary, printed with
-// core.abbrev=no: "[main (root-commit) <full hash>] subject".
-var summaryRE = regexp.MustCompile(`(?m)^\[[^\]\n]* ([0-9a-f]{40,64})\] `)
+// core.abbrev=no: "[main (root-commit) <full hash>] subject". Branch names
+// hold no spaces. Hooks' output goes to stderr and cannot interfere.
+var summaryRE = regexp.MustCompile(`(?m)^\[\S+(?: \([a-z-]+\))? ([0-9a-f]{40,64})\] `)
 
 // commit runs git commit limited to specs and returns the new commit's hash,
 // read from git's own summary line (HEAD itself may already have moved on).

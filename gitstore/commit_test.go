@@ -85,7 +85,7 @@ func TestCommitRejectsOutsidePaths(t *testing.T) {
 	_, dir := newRepo(t, "memory")
 	write(t, filepath.Join(dir, "sub", "x.md"), "x\n")
 	r := open(t, dir)
-	for _, p := range []string{"../x.md", "/etc/passwd", "a/../../b.md", "./a.md", "", "sub"} {
+	for _, p := range []string{"../x.md", "/etc/passwd", "a/../../b.md", "./a.md", "", "sub", ".git/config", "x/.GIT/y"} {
 		if _, err := r.Commit(context.Background(), "m", []string{p}); err == nil || errors.Is(err, ErrNothingToCommit) {
 			t.Errorf("Commit(%q) = %v, want a rejection", p, err)
 		}
@@ -181,8 +181,8 @@ func TestCommitCancelInterrupts(t *testing.T) {
 	lock := filepath.Join(root, ".git", "index.lock")
 	wrapper := filepath.Join(t.TempDir(), "git")
 	script := "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = commit ]; then\n" +
+		"  trap 'rm -f \"" + lock + "\"; kill $pid 2>/dev/null; exit 130' INT\n" +
 		"  : > '" + lock + "'; sleep 60 & pid=$!\n" +
-		"  trap 'rm -f \"" + lock + "\"; kill $pid; exit 130' INT\n" +
 		"  wait $pid; exit 1\nfi; done\nexec '" + realGit + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)

