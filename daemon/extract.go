@@ -57,33 +57,57 @@ func (x *Extraction) activityChan() chan struct{} {
 	return x.activity
 }
 
-// runWatchers watches the transcript folders and turns any change into one
-// pending activity signal (a 1-buffered channel: bursts collapse).
+// runWatchers watches the transcript folders (each alone, not its subtree)
+// and turns any change into one pending activity signal (a 1-buffered
+// channel: bursts collapse). The sources' folders can grow — a new project
+// or date folder — so the list is asked again every watchRefresh.
 func (x *Extraction) runWatchers(ctx context.Context, log *slog.Logger) {
-	ch := x.activityChan()
+	log = log.With("watching", "transcripts")
 	var wg sync.WaitGroup
-	for _, p := range x.Sessions.WatchPaths() {
-		w := watcher.New(watcher.Options{Dir: p, Logger: log})
-		wg.Go(func() {
-			if err := w.Run(ctx); err != nil {
-				log.Warn("transcript watcher stopped", "dir", p, "err", err)
+	defer wg.Wait()
+	watched := map[string]bool{}
+	refresh := time.NewTimer(0)
+	defer refresh.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-refresh.C:
+		}
+		for _, p := range x.Sessions.WatchPaths() {
+			if watched[p] {
+				continue
 			}
-		})
-		wg.Go(func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-w.Events():
-					select {
-					case ch <- struct{}{}:
-					default:
-					}
+			watched[p] = true
+			w := watcher.New(watcher.Options{Dir: p, Flat: true, Logger: log})
+			wg.Go(func() {
+				if err := w.Run(ctx); err != nil {
+					log.Warn("transcript watcher stopped", "dir", p, "err", err)
 				}
-			}
-		})
+			})
+			wg.Go(func() { x.forward(ctx, w.Events()) })
+		}
+		refresh.Reset(watchRefresh)
 	}
-	wg.Wait()
+}
+
+// watchRefresh is how often the transcript folders are listed again.
+const watchRefresh = 10 * time.Minute
+
+// forward turns watcher events into activity signals.
+func (x *Extraction) forward(ctx context.Context, events <-chan watcher.Event) {
+	ch := x.activityChan()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-events:
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // session is the scheduler's view of one session.

@@ -74,7 +74,7 @@ func (l *loop) handleEvent(ev fsnotify.Event) (step, error) {
 		l.forget(ev.Name)
 		l.rescan()
 	}
-	if ev.Has(fsnotify.Create) {
+	if ev.Has(fsnotify.Create) && !l.flat {
 		isDir, err := l.watchNew(ev.Name)
 		if err != nil {
 			return stepFail, err
@@ -125,6 +125,9 @@ func (l *loop) addTree(dir string) error {
 		return l.addError(dir, err)
 	}
 	l.dirs[dir] = true
+	if l.flat {
+		return nil
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return l.addError(dir, err)

@@ -263,3 +263,24 @@ func BenchmarkHandleEvent(b *testing.B) {
 		<-l.out.ch
 	}
 }
+
+func TestFlatWatchesOnlyTheRoot(t *testing.T) {
+	root := t.TempDir()
+	mkdirs(t, root, "snapshot/deep", "storage")
+	l, f := newTestLoop(t, root, nil)
+	l.flat = true
+	l.dirs = map[string]bool{}
+	if err := l.addTree(root); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.handleEvent(fsnotify.Event{Name: filepath.Join(root, "snapshot"), Op: fsnotify.Create}); err != nil {
+		t.Fatal(err)
+	}
+	added, _, _ := f.snapshot()
+	if !slices.Equal(added, []string{root}) {
+		t.Fatalf("flat watcher watched %v, want only the root", added)
+	}
+	if got := drain(l.out.ch); fmt.Sprint(got) != fmt.Sprint([]Event{{Path: "snapshot"}}) {
+		t.Fatalf("events %v, want the new entry reported and no Rescan", got)
+	}
+}

@@ -38,6 +38,9 @@ type Options struct {
 	// RescanInterval is the period of the Rescan hint; 0 means
 	// DefaultRescanInterval.
 	RescanInterval time.Duration
+	// Flat watches Dir alone, not the directories below it (transcript
+	// folders, whose subtrees can be large and are not ours).
+	Flat bool
 	// Logger receives failures and recoveries; nil discards them.
 	Logger *slog.Logger
 }
@@ -103,6 +106,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	l := &loop{
 		root:     root,
 		ignore:   w.opts.Ignore,
+		flat:     w.opts.Flat,
 		log:      w.log,
 		newFS:    w.newFS,
 		interval: w.opts.RescanInterval,
@@ -152,6 +156,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 type loop struct {
 	root     string
 	ignore   func(rel string) bool
+	flat     bool // watch the root only
 	log      *slog.Logger
 	newFS    func() (fsWatcher, error)
 	interval time.Duration
