@@ -35,11 +35,11 @@ func init() {
 }
 
 // newExtraction wires the transcript sources and the extractor into the
-// daemon. The transcript locations come from the process environment
+// daemon. The transcript locations come from the command's environment
 // (HOME, XDG_DATA_HOME, OPENCODE_DB, CLAUDE_CONFIG_DIR, CODEX_HOME) and
-// extract.opencode_db; the folder carries no environment of its own.
+// extract.opencode_db.
 func newExtraction(f *folder, c llm.Completer) (*daemon.Extraction, []io.Closer, error) {
-	srcs := openSources(f, os.Getenv)
+	srcs := openSources(f, f.getenv)
 	x := newExtractor(f, c, srcs, fmt.Sprintf("pid %d, memoryd run for %s", os.Getpid(), f.dir))
 	return &daemon.Extraction{
 		Sessions:  &sessionsAdapter{x: x, log: f.log.With("component", "extractor")},

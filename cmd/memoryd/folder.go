@@ -21,6 +21,7 @@ type folder struct {
 	repo     *gitstore.Repo // nil when there is no usable repository
 	repoErr  error          // why repo is nil
 	log      *slog.Logger
+	getenv   func(string) string // the command's environment
 }
 
 // openFolder loads the configuration and resolves the memory folder, which
@@ -48,7 +49,7 @@ func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel)}
+	f := &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel), getenv: e.getenv}
 	f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: cfg.Git.Author, Logger: f.log})
 	if f.repoErr != nil {
 		f.repo = nil
