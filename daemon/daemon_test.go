@@ -19,24 +19,11 @@ import (
 // fakeWatcher feeds the loop by hand.
 type fakeWatcher struct{ ch chan watcher.Event }
 
+func newFakeWatcher() *fakeWatcher                   { return &fakeWatcher{ch: make(chan watcher.Event, 64)} }
 func (f *fakeWatcher) Run(ctx context.Context) error { <-ctx.Done(); return nil }
 func (f *fakeWatcher) Events() <-chan watcher.Event  { return f.ch }
 func (f *fakeWatcher) send(path string)              { f.ch <- watcher.Event{Path: path} }
-func newFakeWatcher() *fakeWatcher                   { return &fakeWatcher{ch: make(chan watcher.Event, 64)} }
 func (f *fakeWatcher) rescan()                       { f.ch <- watcher.Event{Rescan: true} }
-func (g *fakeGit) InOperation() bool                 { g.mu.Lock(); defer g.mu.Unlock(); return g.inOp }
-func (g *fakeGit) setBusy(err error)                 { g.mu.Lock(); g.busy = err; g.mu.Unlock() }
-func (g *fakeGit) commitTimes() []time.Time {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]time.Time{}, g.commits...)
-}
-func (g *fakeGit) Busy() error                                          { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }
-func (g *fakeGit) setInOp(v bool)                                       { g.mu.Lock(); g.inOp = v; g.mu.Unlock() }
-func (g *fakeGit) setChanges(paths ...string)                           { g.mu.Lock(); g.pending = paths; g.mu.Unlock() }
-func (g *fakeGit) attempts() int                                        { g.mu.Lock(); defer g.mu.Unlock(); return g.tries }
-func (g *fakeGit) lastPaths() []string                                  { g.mu.Lock(); defer g.mu.Unlock(); return g.last }
-func (g *fakeGit) Changes(func(string) bool) ([]gitstore.Change, error) { return g.changes(), nil }
 
 // fakeGit records commits; Changes reports whatever was set as pending.
 type fakeGit struct {
@@ -49,14 +36,17 @@ type fakeGit struct {
 	tries   int
 }
 
-func (g *fakeGit) changes() []gitstore.Change {
+func (g *fakeGit) Busy() error       { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }
+func (g *fakeGit) InOperation() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.inOp }
+
+func (g *fakeGit) Changes(func(string) bool) ([]gitstore.Change, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var c []gitstore.Change
 	for _, p := range g.pending {
 		c = append(c, gitstore.Change{Path: p, Status: 'M'})
 	}
-	return c
+	return c, nil
 }
 
 func (g *fakeGit) Commit(ctx context.Context, msg string, paths []string) (string, error) {
@@ -69,6 +59,16 @@ func (g *fakeGit) Commit(ctx context.Context, msg string, paths []string) (strin
 	g.commits = append(g.commits, time.Now())
 	g.last, g.pending = paths, nil
 	return fmt.Sprintf("%040d", len(g.commits)), nil
+}
+
+func (g *fakeGit) setBusy(err error)          { g.mu.Lock(); g.busy = err; g.mu.Unlock() }
+func (g *fakeGit) setInOp(v bool)             { g.mu.Lock(); g.inOp = v; g.mu.Unlock() }
+func (g *fakeGit) setChanges(paths ...string) { g.mu.Lock(); g.pending = paths; g.mu.Unlock() }
+func (g *fakeGit) attempts() int              { g.mu.Lock(); defer g.mu.Unlock(); return g.tries }
+func (g *fakeGit) commitTimes() []time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]time.Time{}, g.commits...)
 }
 
 type fixture struct {

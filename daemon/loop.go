@@ -240,6 +240,10 @@ func (l *loop) commitDue() (time.Time, bool) {
 	if l.commitRetry.After(at) {
 		at = l.commitRetry
 	}
+	// A rebuild still to come goes first; the commit follows it.
+	if idx, pending := l.indexDeb.due(); pending && idx.After(at) {
+		at = idx
+	}
 	return at, true
 }
 
