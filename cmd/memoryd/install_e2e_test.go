@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
 func TestInstallCommandIdempotentAndUninstall(t *testing.T) {
@@ -56,5 +60,47 @@ func TestInstallCommandIdempotentAndUninstall(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(mem, "user-keep.md")); err != nil {
 		t.Error("uninstall removed a memory file")
+	}
+}
+
+// TestInstallOpenCodeSendsMemoryToTheModel installs with --opencode into a
+// home whose OpenCode talks to the fake LLM server, then runs the real
+// `opencode run`: the system prompt the fake receives must carry MEMORY.md's
+// entries and PROTOCOL.md's rules.
+func TestInstallOpenCodeSendsMemoryToTheModel(t *testing.T) {
+	if _, err := exec.LookPath("opencode"); err != nil {
+		t.Skip("opencode not installed")
+	}
+	w := newWorld(t)
+	srv := llmtest.NewServer(t, func(r llmtest.Recorded) llmtest.Reply { return llmtest.Text("noted") })
+	llmtest.WriteOpenCodeConfig(t, w.home, srv)
+	w.write("user-coffee.md", memoryFile("user", "coffee", "Drinks oat-milk flat whites, never sugar", "Oat milk."))
+	if out, code := w.runCmd(nil, "rebuild"); code != 0 {
+		t.Fatalf("rebuild: %s", out)
+	}
+	if out, code := w.runCmd(fakeServiceTools(t, w, true, "yes"), "install", "--memory-dir", w.mem, "--opencode"); code != 0 {
+		t.Fatalf("install: exit %d\n%s", code, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*patience)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "opencode", "run", "what do I drink?")
+	cmd.Env = llmtest.OpenCodeEnv(w.home)
+	cmd.Dir = t.TempDir()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("opencode run: %v\n%s", err, out)
+	}
+	prompts := srv.Prompts()
+	if len(prompts) == 0 {
+		t.Fatal("the fake received no prompt")
+	}
+	system := prompts[0].System
+	for _, want := range []string{
+		"- [Coffee](user-coffee.md) — Drinks oat-milk flat whites, never sugar", // MEMORY.md
+		"metadata:", // PROTOCOL.md's file format
+	} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
 	}
 }
