@@ -54,3 +54,16 @@ func (l *Lock) Unlock() error { return l.fl.Unlock() }
 // it writes and commits: the daemon's commits, compaction, extraction and
 // undo, in any process. One pass at a time per folder.
 const WriteLock = "memory.lock"
+
+// LockWait takes the lock dir/name, waiting for another holder to release
+// it. For short critical sections only (a read-modify-write of a state file).
+func LockWait(dir, name string) (*Lock, error) {
+	if err := Ensure(dir); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(dir, name), flock.SetPermissions(0o600))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return &Lock{fl: fl}, nil
+}

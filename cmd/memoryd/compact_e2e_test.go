@@ -108,6 +108,9 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compact exit %d:\n%s", code, out)
 	}
+	if st := w.compactState(); st.LastCompactedAt.IsZero() || time.Since(st.LastCompactedAt) > time.Hour || st.Churn != 0 {
+		t.Errorf("the pass was not recorded for the daemon's triggers: %+v", st)
+	}
 	if !strings.Contains(out, "compaction: merged 1, deleted 1, rewrote 1, flagged 1") {
 		t.Errorf("output:\n%s", out)
 	}

@@ -119,6 +119,12 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		res, err = c.Compact(ctx)
 	}
 	printResult(e.stdout, res, err)
+	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
+		// The daemon's triggers start counting again from this pass.
+		if _, serr := daemon.UpdateCompactState(f.stateDir, time.Now(), daemon.RecordPass(time.Now())); serr != nil {
+			f.log.Warn("record the compaction pass", "err", serr)
+		}
+	}
 	switch {
 	case errors.Is(err, compactor.ErrNothingToDo):
 		return nil

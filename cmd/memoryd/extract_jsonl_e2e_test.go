@@ -94,6 +94,9 @@ func TestExtractClaudeCode(t *testing.T) {
 	if p = srv.Prompts(); len(p) != 2 || strings.Contains(transcriptOf(p[1]), "tabs in Go files") {
 		t.Errorf("second pass re-sent old lines:\n%s", transcriptOf(p[1]))
 	}
+	if churn := w.compactState().Churn; churn != 2 {
+		t.Errorf("churn after two files extracted by hand: %d, want 2", churn)
+	}
 }
 
 // TestExtractCodex: one pass over a Codex rollout.

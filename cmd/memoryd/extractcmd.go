@@ -196,7 +196,7 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		fmt.Fprintln(e.stdout, noSessionsMessage(srcs))
 		return nil
 	}
-	return extractAll(ctx, e.stdout, x, targets, dry)
+	return extractAll(ctx, e.stdout, x, f.stateDir, targets, dry)
 }
 
 func noSessionsMessage(srcs *extractor.Sources) string {
@@ -243,7 +243,7 @@ func extractTargets(ctx context.Context, x *extractor.Extractor, srcs *extractor
 
 // extractAll runs one pass per session and prints what each did. A failing
 // session does not stop the others; the command then fails at the end.
-func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, targets []transcript.Session, dry bool) error {
+func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool) error {
 	var failed, written, passes int
 	for _, s := range targets {
 		res, err := extractWithPatience(ctx, x, s.Source, s.ID, dry)
@@ -265,6 +265,12 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, target
 		passes++
 		written += len(res.Changes)
 		printExtraction(w, key, res, dry)
+	}
+	if !dry && written > 0 {
+		// Files extracted by hand count as churn like the daemon's own.
+		if _, err := daemon.UpdateCompactState(stateDir, time.Now(), func(s *daemon.CompactState) { s.Churn += written }); err != nil {
+			fmt.Fprintf(w, "warning: could not add to compaction churn: %v\n", err)
+		}
 	}
 	verb := "written"
 	if dry {

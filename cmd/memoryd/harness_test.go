@@ -163,6 +163,18 @@ func (w *world) status() daemon.Status {
 	return st
 }
 
+// compactState reads the persisted compaction state (churn and passes).
+func (w *world) compactState() daemon.CompactState {
+	w.t.Helper()
+	sd, err := state.Dir(filepath.Join(w.home, ".local", "state"), w.mem)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var st daemon.CompactState
+	state.ReadJSON(sd, "compaction.json", &st)
+	return st
+}
+
 // proc is a running memoryd.
 type proc struct {
 	cmd  *exec.Cmd
