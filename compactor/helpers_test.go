@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,46 +15,19 @@ import (
 
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/llm/llmtest"
 	"github.com/memoryd/memoryd/protocol"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "compactor-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	global := filepath.Join(home, "gitconfig")
-	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
-	if err := os.WriteFile(global, []byte(cfg), 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "XDG_CONFIG_HOME"} {
-		os.Unsetenv(k)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("GIT_CONFIG_GLOBAL", global)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gittest.Main(m) }
 
 // git runs the git CLI in dir and returns its trimmed output.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "LC_ALL=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Run(t, dir, args...)
 }
 
 // mem is the text of a memory file.

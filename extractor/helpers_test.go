@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,29 +15,13 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/transcript"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
-func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "extractor-home-")
-	if err != nil {
-		panic(err)
-	}
-	global := filepath.Join(home, "gitconfig")
-	os.WriteFile(global, []byte("[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"), 0o600)
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME",
-		"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
-		os.Unsetenv(k)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("GIT_CONFIG_GLOBAL", global)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { gittest.Main(m) }
 
 // ocDB writes an OpenCode database with OpenCode's real schema (dumped from
 // OpenCode 1.18.33 by the transcript package) through its own connection.
@@ -143,13 +126,7 @@ func toolCall(tool string, input obj) obj {
 // git runs the git CLI in dir.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Run(t, dir, args...)
 }
 
 // fakeLLM answers with a function and counts and records the calls.
