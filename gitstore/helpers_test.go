@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/gittest"
 )
 
 // testIdentity is the user.name/user.email of the global config the tests
@@ -17,31 +19,16 @@ const testIdentity = "Test User <test@example.com>"
 // benchCleanup removes what the benchmarks built; they set it.
 var benchCleanup = func() {}
 
-// TestMain points git at an empty home with a known global config and no
-// system config, and drops variables that would redirect or re-identify it.
+// TestMain isolates git (internal/gittest) and removes what the benchmarks built.
 func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "gitstore-home-")
+	cleanup, err := gittest.Isolate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	global := filepath.Join(home, "gitconfig")
-	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n" +
-		"[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(global, []byte(cfg), 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME",
-		"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "XDG_CONFIG_HOME"} {
-		os.Unsetenv(k)
-	}
-	os.Setenv("HOME", home)
-	os.Setenv("GIT_CONFIG_GLOBAL", global)
-	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	code := m.Run()
 	benchCleanup()
-	os.RemoveAll(home)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -15,16 +15,31 @@ import (
 // Main isolates git for the whole test binary, runs the tests and exits.
 // Call it from TestMain.
 func Main(m *testing.M) {
-	home, err := os.MkdirTemp("", "gittest-home-")
+	cleanup, err := Isolate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// Isolate points git at a new empty home with a known global config and no
+// system config, and drops the variables that would redirect or re-identify
+// it. The returned cleanup removes the home. For TestMain functions that do
+// more than Main.
+func Isolate() (cleanup func(), err error) {
+	home, err := os.MkdirTemp("", "gittest-home-")
+	if err != nil {
+		return nil, err
+	}
 	global := filepath.Join(home, "gitconfig")
-	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n"
+	cfg := "[user]\n\tname = Test User\n\temail = test@example.com\n" +
+		"[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n"
 	if err := os.WriteFile(global, []byte(cfg), 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		os.RemoveAll(home)
+		return nil, err
 	}
 	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_AUTHOR_NAME",
 		"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL", "XDG_CONFIG_HOME"} {
@@ -33,9 +48,7 @@ func Main(m *testing.M) {
 	os.Setenv("HOME", home)
 	os.Setenv("GIT_CONFIG_GLOBAL", global)
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	return func() { os.RemoveAll(home) }, nil
 }
 
 // Run runs the git CLI in dir and returns its trimmed output, failing the
