@@ -107,6 +107,15 @@ func (f *fixture) start() {
 	synctest.Wait()
 }
 
+// startSettled starts the daemon, lets its start-up commit of the reserved
+// files pass, and returns the number of commits so far.
+func (f *fixture) startSettled() int {
+	f.start()
+	time.Sleep(time.Minute)
+	synctest.Wait()
+	return len(f.git.commitTimes())
+}
+
 func (f *fixture) shutdown() {
 	f.stop()
 	if err := <-f.done; err != nil {
@@ -131,10 +140,7 @@ func (f *fixture) index() string {
 func TestLoopRebuildsAfterQuietPeriodAndCommitsAfterDebounce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		f.start()
-		time.Sleep(time.Minute) // let the start-up commit of reserved files pass
-		synctest.Wait()
-		base := len(f.git.commitTimes())
+		base := f.startSettled()
 
 		t0 := time.Now()
 		f.write("user-a.md", "first fact")
@@ -165,10 +171,7 @@ func TestLoopRebuildsAfterQuietPeriodAndCommitsAfterDebounce(t *testing.T) {
 func TestLoopSteadyEditsCommitAtMaxWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		f.start()
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		base := len(f.git.commitTimes())
+		base := f.startSettled()
 		t0 := time.Now()
 		// An edit every second for 45 s: the quiet period never comes.
 		for i := range 45 {
@@ -192,10 +195,7 @@ func TestLoopSteadyEditsCommitAtMaxWait(t *testing.T) {
 func TestLoopRetriesBusyRepositoryWithBackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		f.start()
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		base := len(f.git.commitTimes())
+		base := f.startSettled()
 		f.git.setBusy(fmt.Errorf("%w: index.lock present", gitstore.ErrBusy))
 		f.write("user-a.md", "fact")
 		time.Sleep(20 * time.Second)
@@ -221,10 +221,7 @@ func TestLoopRetriesBusyRepositoryWithBackoff(t *testing.T) {
 func TestLoopPausesDuringMerge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		f.start()
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		base := len(f.git.commitTimes())
+		base := f.startSettled()
 		f.git.setInOp(true)
 		f.write("user-a.md", "during merge")
 		time.Sleep(time.Minute)
