@@ -19,27 +19,15 @@ const (
 )
 
 // anthropic speaks the Anthropic messages API.
-type anthropic struct {
-	http     *httpClient
-	endpoint string
-	prefix   string // "anthropic/" for api.anthropic.com, else ""
-}
+type anthropic struct{ httpAPI }
 
 func newAnthropic(opts Options, log *slog.Logger) (*anthropic, error) {
-	base := opts.BaseURL
-	if base == "" {
-		base = defaultAnthropicBase
-	}
-	base, u, err := parseBase(base)
+	a, err := newHTTPAPI(opts, log, defaultAnthropicBase, "api.anthropic.com", "anthropic")
 	if err != nil {
 		return nil, err
 	}
-	base = strings.TrimSuffix(base, "/v1")
-	p := &anthropic{http: newHTTPClient(opts, log), endpoint: base + "/v1/messages"}
-	if u.Hostname() == "api.anthropic.com" {
-		p.prefix = "anthropic/"
-	}
-	return p, nil
+	a.endpoint = strings.TrimSuffix(a.endpoint, "/v1") + "/v1/messages"
+	return &anthropic{a}, nil
 }
 
 type anthropicRequest struct {
@@ -69,13 +57,11 @@ type anthropicAnswer struct {
 // Complete implements Completer. JSON mode is an instruction in the system
 // prompt: the messages API has no native JSON mode.
 func (p *anthropic) Complete(ctx context.Context, req Request) (Response, error) {
-	if err := req.check(); err != nil {
-		return Response{}, err
-	}
-	model := req.Model
-	if p.prefix != "" {
-		model = strings.TrimPrefix(model, p.prefix)
-	}
+	return p.complete(ctx, req, p.build, parseAnthropic)
+}
+
+// build is the buildFunc of the messages API.
+func (p *anthropic) build(req Request, model string) (any, http.Header) {
 	body := anthropicRequest{
 		Model:     model,
 		MaxTokens: anthropicMaxTokens,
@@ -90,7 +76,7 @@ func (p *anthropic) Complete(ctx context.Context, req Request) (Response, error)
 	if p.http.apiKey != "" {
 		header.Set("x-api-key", p.http.apiKey)
 	}
-	return p.http.complete(ctx, req, model, p.endpoint, header, body, parseAnthropic)
+	return body, header
 }
 
 func parseAnthropic(data []byte) (Response, error) {

@@ -14,16 +14,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memoryd/memoryd/backoff"
 )
 
 const (
 	userAgent     = "memoryd"
 	taskHeader    = "X-Memoryd-Task"
-	maxAnswer     = 16 << 20 // bytes read from an answer
-	excerptLen    = 300      // bytes of a failed answer kept in errors and logs
-	backoffBase   = 500 * time.Millisecond
-	backoffMax    = 30 * time.Second
-	retryAfterMax = time.Minute
+	maxAnswer     = 16 << 20         // bytes read from an answer
+	excerptLen    = 300              // bytes of a failed answer kept in errors and logs
+	retryMax      = 30 * time.Second // longest backoff between attempts
+	retryAfterMax = time.Minute      // longest wait a server's Retry-After gets
 )
 
 // httpClient is the part the HTTP providers share: headers, timeouts,
@@ -32,10 +33,12 @@ type httpClient struct {
 	apiKey     string
 	timeout    time.Duration
 	maxRetries int
+	retryBase  time.Duration
 	client     *http.Client
 	log        *slog.Logger
-	// backoff computes the wait before a retry; tests shorten it.
-	backoff func(attempt int, retryAfter time.Duration) time.Duration
+	// rand jitters the waits between attempts, in [0, 1); nil means
+	// math/rand/v2. Tests set it to get exact waits.
+	rand func() float64
 }
 
 func newHTTPClient(opts Options, log *slog.Logger) *httpClient {
@@ -43,10 +46,54 @@ func newHTTPClient(opts Options, log *slog.Logger) *httpClient {
 		apiKey:     opts.APIKey,
 		timeout:    opts.Timeout,
 		maxRetries: opts.MaxRetries,
+		retryBase:  opts.RetryBase,
 		client:     &http.Client{},
 		log:        log,
-		backoff:    backoff,
 	}
+}
+
+// httpAPI is what the HTTP providers share: the client, the endpoint and
+// the prefix stripped from model names (see the package doc).
+type httpAPI struct {
+	http     *httpClient
+	endpoint string
+	prefix   string // "<vendor>/" when talking to the vendor's own API, else ""
+}
+
+// newHTTPAPI checks opts.BaseURL (defaultBase when empty) and returns the
+// shared part of a provider with endpoint set to the trimmed base URL, which
+// the provider completes. Model names lose the prefix vendor+"/" only when
+// the base URL's host is vendorHost.
+func newHTTPAPI(opts Options, log *slog.Logger, defaultBase, vendorHost, vendor string) (httpAPI, error) {
+	base := opts.BaseURL
+	if base == "" {
+		base = defaultBase
+	}
+	base, u, err := parseBase(base)
+	if err != nil {
+		return httpAPI{}, err
+	}
+	a := httpAPI{http: newHTTPClient(opts, log), endpoint: base}
+	if u.Hostname() == vendorHost {
+		a.prefix = vendor + "/"
+	}
+	return a, nil
+}
+
+// buildFunc makes a provider's request body and headers (authentication
+// included) for req, with model as the name to send.
+type buildFunc func(req Request, model string) (payload any, header http.Header)
+
+// complete is the body of every HTTP provider's Complete: it checks req,
+// strips the provider's model prefix, and sends what build makes of the
+// request, decoding the answer with parse.
+func (a *httpAPI) complete(ctx context.Context, req Request, build buildFunc, parse func([]byte) (Response, error)) (Response, error) {
+	if err := req.check(); err != nil {
+		return Response{}, err
+	}
+	model := strings.TrimPrefix(req.Model, a.prefix) // a no-op when prefix is ""
+	payload, header := build(req, model)
+	return a.http.complete(ctx, req, model, a.endpoint, header, payload, parse)
 }
 
 // parseBase checks a provider base URL and trims its trailing slash.
@@ -105,7 +152,7 @@ func (c *httpClient) post(ctx context.Context, task, endpoint string, header htt
 		if attempt > c.maxRetries {
 			return nil, attempt, fmt.Errorf("giving up after %d attempts: %w", attempt, re.err)
 		}
-		delay := c.backoff(attempt, retryAfter)
+		delay := c.retryDelay(attempt, retryAfter)
 		c.log.Debug("llm retry", "task", task, "attempt", attempt, "delay", delay, "err", c.scrub(re.err))
 		t := time.NewTimer(delay)
 		select {
@@ -151,7 +198,7 @@ func (c *httpClient) attempt(ctx context.Context, task, endpoint string, header 
 		case actx.Err() != nil:
 			return nil, 0, fmt.Errorf("no answer within %s: %w", c.timeout, context.DeadlineExceeded)
 		}
-		return nil, 0, &retryableError{err}
+		return nil, -1, &retryableError{err}
 	}
 	if resp.StatusCode/100 == 2 {
 		return data, 0, nil
@@ -163,26 +210,27 @@ func (c *httpClient) attempt(ctx context.Context, task, endpoint string, header 
 	return nil, 0, se
 }
 
-// retryAfter parses a Retry-After header given in seconds; -1 when absent
-// or not a number of seconds.
+// retryAfter parses a Retry-After header given in seconds, capped at
+// retryAfterMax; -1 when absent or not a number of seconds.
 func retryAfter(v string) time.Duration {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
 		return -1
 	}
-	return min(time.Duration(n)*time.Second, retryAfterMax)
+	return min(time.Duration(n), retryAfterMax/time.Second) * time.Second
 }
 
-// backoff is the wait before retry number attempt (1-based): the server's
-// Retry-After when it gave one (>= 0), else an exponential delay from
-// backoffBase, capped at backoffMax, with its upper half jittered.
-func backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter >= 0 {
-		return retryAfter
+// retryDelay is the wait before retry number attempt (1-based), whatever
+// failed: c.retryBase doubled on each retry, capped at retryMax, jittered
+// into [d/2, d). A server's Retry-After (-1 when none) is a floor: the wait
+// is the larger of the two.
+func (c *httpClient) retryDelay(attempt int, retryAfter time.Duration) time.Duration {
+	r := rand.Float64
+	if c.rand != nil {
+		r = c.rand
 	}
-	d := backoffBase << min(attempt-1, 16)
-	d = min(d, backoffMax)
-	return d/2 + rand.N(d/2+1)
+	d := backoff.Jitter(backoff.Delay(attempt, c.retryBase, retryMax), r())
+	return max(d, retryAfter)
 }
 
 // excerpt returns the start of an answer body on one line, key removed.

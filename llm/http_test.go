@@ -12,19 +12,16 @@ import (
 	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
-// newHTTPProvider builds a provider through New and shortens its backoff.
+// newHTTPProvider builds a provider through New with a short backoff
+// (unless opts sets one).
 func newHTTPProvider(t *testing.T, opts Options) Completer {
 	t.Helper()
+	if opts.RetryBase == 0 {
+		opts.RetryBase = 5 * time.Millisecond
+	}
 	c, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	fast := func(int, time.Duration) time.Duration { return 10 * time.Millisecond }
-	switch c := c.(type) {
-	case *openAI:
-		c.http.backoff = fast
-	case *anthropic:
-		c.http.backoff = fast
 	}
 	return c
 }
@@ -142,10 +139,7 @@ func TestRetry429ThenSuccess(t *testing.T) {
 		return llmtest.Text("done")
 	})
 	log, logs := newLogger()
-	c, err := New(Options{Provider: "openai", BaseURL: srv.OpenAIURL(), Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newHTTPProvider(t, Options{Provider: "openai", BaseURL: srv.OpenAIURL(), Logger: log})
 	resp, err := c.Complete(context.Background(), extract)
 	if err != nil || resp.Text != "done" {
 		t.Fatalf("%+v %v", resp, err)
@@ -209,11 +203,7 @@ func TestTimeout(t *testing.T) {
 
 func TestCallerContextCancelled(t *testing.T) {
 	srv := llmtest.NewServer(t, func(r llmtest.Recorded) llmtest.Reply { return llmtest.Error(500, "") })
-	c, err := New(Options{Provider: "openai", BaseURL: srv.OpenAIURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.(*openAI).http.backoff = func(int, time.Duration) time.Duration { return time.Hour }
+	c := newHTTPProvider(t, Options{Provider: "openai", BaseURL: srv.OpenAIURL(), RetryBase: time.Hour}) // waits 15-30 s
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { // cancel while Complete waits out its backoff
 		for deadline := time.Now().Add(20 * time.Second); len(srv.Prompts()) == 0 && time.Now().Before(deadline); {

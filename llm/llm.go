@@ -32,12 +32,15 @@
 // is bounded by Options.Timeout (default 120 s) on top of the caller's
 // context; a timed-out attempt is not retried (a slow generation would only
 // be paid for again) and the error wraps context.DeadlineExceeded. Status 429,
-// 5xx and connection failures are retried up to Options.MaxRetries times
-// (default 3) with jittered exponential backoff, honouring a Retry-After of
-// whole seconds (capped at one minute). Other 4xx answers fail at once with a
-// *StatusError. One log line is written per call (component=llm). The API key
-// never appears in a log line or an error: it is scrubbed from every body
-// excerpt and message.
+// 5xx and connection failures (refused, reset, closed) are retried up to
+// Options.MaxRetries times (default 3), every retry after a jittered
+// exponential backoff: Options.RetryBase (default 500 ms) doubled per retry,
+// at most 30 s, spread over [d/2, d). A Retry-After of whole seconds is a
+// floor for that wait (capped at one minute), never a shortcut:
+// "Retry-After: 0" still backs off. Other 4xx answers fail at once with a
+// *StatusError. One log line is written per call (component=llm). The API
+// key never appears in a log line or an error: it is scrubbed from every
+// body excerpt and message.
 //
 // # OpenCode
 //
@@ -89,6 +92,7 @@ import (
 const (
 	DefaultTimeout     = 120 * time.Second
 	DefaultMaxRetries  = 3
+	DefaultRetryBase   = 500 * time.Millisecond
 	DefaultIdleTimeout = 5 * time.Minute
 )
 
@@ -158,6 +162,10 @@ type Options struct {
 	// 5xx and connection errors (HTTP providers). Zero means
 	// DefaultMaxRetries; negative means none.
 	MaxRetries int
+	// RetryBase is the wait before the first retry (HTTP providers); each
+	// further retry waits twice as long, up to 30 s, and jitter spreads every
+	// wait over [d/2, d). Zero means DefaultRetryBase.
+	RetryBase time.Duration
 	// OpenCodeBin is the opencode executable; "" means "opencode" on PATH.
 	OpenCodeBin string
 	// StateDir is the daemon's state directory for this memory folder; the
@@ -184,6 +192,9 @@ func New(opts Options) (Completer, error) {
 		opts.MaxRetries = DefaultMaxRetries
 	} else if opts.MaxRetries < 0 {
 		opts.MaxRetries = 0
+	}
+	if opts.RetryBase <= 0 {
+		opts.RetryBase = DefaultRetryBase
 	}
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = DefaultIdleTimeout

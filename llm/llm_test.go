@@ -88,16 +88,19 @@ func TestFake(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	c := &httpClient{retryBase: DefaultRetryBase} // real randomness
 	for attempt := 1; attempt <= 20; attempt++ {
-		full := min(backoffBase<<min(attempt-1, 16), backoffMax)
-		for range 50 {
-			d := backoff(attempt, -1)
-			if d < full/2 || d > full {
-				t.Fatalf("attempt %d: %s outside [%s, %s]", attempt, d, full/2, full)
+		full := min(DefaultRetryBase<<min(attempt-1, 16), retryMax)
+		for _, ra := range []time.Duration{-1, 0} { // no Retry-After, or "0": both back off
+			for range 50 {
+				d := c.retryDelay(attempt, ra)
+				if d < full/2 || d > full {
+					t.Fatalf("attempt %d: %s outside [%s, %s]", attempt, d, full/2, full)
+				}
 			}
 		}
 	}
-	if d := backoff(1, 7*time.Second); d != 7*time.Second {
+	if d := c.retryDelay(1, 7*time.Second); d != 7*time.Second {
 		t.Errorf("Retry-After ignored: %s", d)
 	}
 }
@@ -105,7 +108,7 @@ func TestBackoff(t *testing.T) {
 func TestRetryAfter(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"": -1, "abc": -1, "-3": -1, "0": 0, "2": 2 * time.Second, " 5 ": 5 * time.Second,
-		"3600": retryAfterMax, "Wed, 21 Oct 2015 07:28:00 GMT": -1,
+		"3600": retryAfterMax, "9223372037": retryAfterMax, "Wed, 21 Oct 2015 07:28:00 GMT": -1,
 	} {
 		if got := retryAfter(in); got != want {
 			t.Errorf("retryAfter(%q) = %s, want %s", in, got, want)

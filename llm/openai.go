@@ -7,34 +7,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 )
 
 const defaultOpenAIBase = "https://api.openai.com/v1"
 
 // openAI speaks OpenAI-compatible chat completions.
-type openAI struct {
-	http     *httpClient
-	endpoint string
-	// prefix is stripped from model names: "openai/" when talking to
-	// api.openai.com, "" for any other server (see the package doc).
-	prefix string
-}
+type openAI struct{ httpAPI }
 
 func newOpenAI(opts Options, log *slog.Logger) (*openAI, error) {
-	base := opts.BaseURL
-	if base == "" {
-		base = defaultOpenAIBase
-	}
-	base, u, err := parseBase(base)
+	a, err := newHTTPAPI(opts, log, defaultOpenAIBase, "api.openai.com", "openai")
 	if err != nil {
 		return nil, err
 	}
-	p := &openAI{http: newHTTPClient(opts, log), endpoint: base + "/chat/completions"}
-	if u.Hostname() == "api.openai.com" {
-		p.prefix = "openai/"
-	}
-	return p, nil
+	a.endpoint += "/chat/completions"
+	return &openAI{a}, nil
 }
 
 type openAIMessage struct {
@@ -66,13 +52,11 @@ type openAIAnswer struct {
 
 // Complete implements Completer.
 func (p *openAI) Complete(ctx context.Context, req Request) (Response, error) {
-	if err := req.check(); err != nil {
-		return Response{}, err
-	}
-	model := req.Model
-	if p.prefix != "" {
-		model = strings.TrimPrefix(model, p.prefix)
-	}
+	return p.complete(ctx, req, p.build, parseOpenAI)
+}
+
+// build is the buildFunc of the chat completions API.
+func (p *openAI) build(req Request, model string) (any, http.Header) {
 	body := openAIRequest{Model: model}
 	if req.System != "" {
 		body.Messages = append(body.Messages, openAIMessage{Role: "system", Content: req.System})
@@ -87,7 +71,7 @@ func (p *openAI) Complete(ctx context.Context, req Request) (Response, error) {
 	if p.http.apiKey != "" {
 		header.Set("Authorization", "Bearer "+p.http.apiKey)
 	}
-	return p.http.complete(ctx, req, model, p.endpoint, header, body, parseOpenAI)
+	return body, header
 }
 
 func parseOpenAI(data []byte) (Response, error) {

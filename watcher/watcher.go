@@ -17,11 +17,23 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/memoryd/memoryd/backoff"
 )
 
 // DefaultRescanInterval is the period of the Rescan hint sent even when
 // nothing seems to happen, in case a change slipped past the watches.
 const DefaultRescanInterval = 10 * time.Minute
+
+// Retry delays for a watcher that failed: the first retry comes quickly (a
+// folder being replaced is back within milliseconds), later ones at most every
+// maxRetry so a folder that stays gone costs nothing. Jitter spreads them over
+// [d/2, d) so that several daemons woken by the same event do not retry in
+// lockstep.
+const (
+	minRetry = 100 * time.Millisecond
+	maxRetry = 30 * time.Second
+)
 
 // eventBuffer is the capacity of the Events channel. When it is full the
 // consumer gets a Rescan instead of more events (see emitter).
@@ -111,7 +123,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		newFS:    w.newFS,
 		interval: w.opts.RescanInterval,
 		out:      emitter{ch: w.events},
-		bo:       backoff{min: minRetry, max: maxRetry},
+		bo:       backoff.Backoff{Base: minRetry, Max: maxRetry},
 		retry:    time.NewTimer(0), // first start: now
 		periodic: time.NewTimer(w.opts.RescanInterval),
 	}
@@ -164,7 +176,7 @@ type loop struct {
 	out      emitter
 	fs       fsWatcher       // nil while not watching
 	dirs     map[string]bool // watched directories (as fsnotify names them), root included
-	bo       backoff
+	bo       backoff.Backoff
 	retry    *time.Timer // next attempt to start watching; stopped while watching
 	periodic *time.Timer // next periodic Rescan; reset by every Rescan
 	failure  string      // the failure last logged; "" while healthy
@@ -194,7 +206,7 @@ func (l *loop) start() error {
 		l.log.Info("watching memory folder again", "dir", l.root, "was", l.failure)
 		l.failure = ""
 	}
-	l.bo.reset()
+	l.bo.Reset()
 	l.rescan()
 	return nil
 }
@@ -202,7 +214,7 @@ func (l *loop) start() error {
 // fail schedules the next start after a backoff delay, logging err only
 // when it differs from the failure logged last.
 func (l *loop) fail(err error) {
-	d := l.bo.next()
+	d := l.bo.Next()
 	if msg := err.Error(); msg != l.failure {
 		l.log.Warn("watching memory folder failed; retrying with backoff",
 			"dir", l.root, "err", err, "retry_in", d.Round(time.Millisecond))
