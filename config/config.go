@@ -1,20 +1,17 @@
 // Package config reads memoryd's configuration: defaults, then the YAML file,
-// then environment variables, then flags (applied by the caller), then
-// Validate. Only cmd/memoryd uses this package; every other package receives
-// plain option structs.
+// then environment variables, then flags (applied by the caller with Set),
+// then ExpandHome, then Validate. It remembers where every value came from
+// (Origin), so errors and `memoryd config` can say so. Only cmd/memoryd
+// uses this package; every other package receives plain option structs.
 package config
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Config is the whole configuration. Field comments name the environment
@@ -27,6 +24,10 @@ type Config struct {
 	Compact   Compact `yaml:"compact"`
 	LLM       LLM     `yaml:"llm"`
 	LogLevel  string  `yaml:"log_level"` // MEMORY_LOG_LEVEL: debug, info, warn, error
+
+	origins   map[string]Origin // key → where its value came from; absent means default
+	file      string            // the file Load was given
+	fileFound bool              // whether it existed
 }
 
 // Git configures commits.
@@ -106,123 +107,91 @@ func Default() Config {
 	}
 }
 
-// Parse reads YAML from r over c. Unknown keys are errors, so a typo does not
-// silently leave a default in place.
-func Parse(r io.Reader, c *Config) error {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
-}
-
 // Load returns Default overlaid with the file at path (skipped when
 // mustExist is false and the file does not exist) and then the environment.
+// Errors name the file and line, or the variable, and the key. On error
+// Load still returns everything it could apply, with all the errors
+// joined, so that `memoryd config` can show it. The caller then applies
+// flags (Set), ExpandHome and Validate, in that order.
 func Load(path string, mustExist bool, getenv func(string) string) (Config, error) {
 	c := Default()
+	c.file = path
+	var errs []error
 	if path != "" {
 		data, err := os.ReadFile(path)
 		switch {
 		case err == nil:
-			if err := Parse(bytes.NewReader(data), &c); err != nil {
-				return c, fmt.Errorf("config %s: %w", path, err)
-			}
+			c.fileFound = true
+			errs = append(errs, Parse(bytes.NewReader(data), path, &c))
 		case errors.Is(err, os.ErrNotExist) && !mustExist:
 		default:
-			return c, fmt.Errorf("config: %w", err)
+			errs = append(errs, fmt.Errorf("config: %w", err))
 		}
 	}
-	if err := c.ApplyEnv(getenv); err != nil {
-		return c, err
-	}
-	return c, nil
+	errs = append(errs, c.ApplyEnv(getenv))
+	return c, errors.Join(errs...)
 }
 
-// ApplyEnv overrides c with the environment variables that are set.
+// File is the configuration file Load was given and whether it was read.
+func (c *Config) File() (path string, found bool) { return c.file, c.fileFound }
+
+// ApplyEnv overrides c with the environment variables that are set (an
+// empty variable counts as unset). Durations in variables are whole
+// milliseconds, as their _MS names say. Errors name the variable and key.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	var errs []error
-	str := func(key string, dst *string) {
-		if v := getenv(key); v != "" {
-			*dst = v
+	for _, f := range fields {
+		v := ""
+		if f.env != "" {
+			v = getenv(f.env)
 		}
-	}
-	ms := func(key string, dst *Duration) {
-		if v := getenv(key); v != "" {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil || n < 0 {
-				errs = append(errs, fmt.Errorf("%s: must be a whole number of milliseconds (got %q)", key, v))
-				return
-			}
-			*dst = Duration(time.Duration(n) * time.Millisecond)
+		if v == "" {
+			continue
 		}
-	}
-	num := func(key string, dst *int) {
-		if v := getenv(key); v != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: must be a whole number (got %q)", key, v))
-				return
-			}
-			*dst = n
+		o := Origin{Source: FromEnv, Name: f.env}
+		if err := f.setText(c, v, true); err != nil {
+			errs = append(errs, &KeyError{Origin: o, Key: f.key, Msg: err.Error()})
+			continue
 		}
+		c.setOrigin(f.key, o)
 	}
-	flag := func(key string, dst *bool) {
-		if v := getenv(key); v != "" {
-			b, err := parseBool(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", key, err))
-				return
-			}
-			*dst = b
-		}
-	}
-	str("MEMORY_DIR", &c.MemoryDir)
-	ms("MEMORY_COMMIT_DEBOUNCE_MS", &c.Git.CommitDebounce)
-	ms("MEMORY_COMMIT_MAX_WAIT_MS", &c.Git.CommitMaxWait)
-	str("MEMORY_GIT_AUTHOR", &c.Git.Author)
-	ms("MEMORY_INDEX_DEBOUNCE_MS", &c.Index.Debounce)
-	flag("MEMORY_EXTRACT_ENABLED", &c.Extract.Enabled)
-	ms("MEMORY_EXTRACT_DEBOUNCE_MS", &c.Extract.Debounce)
-	str("MEMORY_EXTRACT_MODEL", &c.Extract.Model)
-	str("MEMORY_OPENCODE_DB", &c.Extract.OpenCodeDB)
-	flag("MEMORY_COMPACT_ENABLED", &c.Compact.Enabled)
-	num("MEMORY_COMPACT_CHURN", &c.Compact.Churn)
-	num("MEMORY_COMPACT_MIN_ENTRIES", &c.Compact.MinEntries)
-	ms("MEMORY_COMPACT_INTERVAL_MS", &c.Compact.Interval)
-	ms("MEMORY_COMPACT_POLL_MS", &c.Compact.Poll)
-	str("MEMORY_COMPACT_MODEL", &c.Compact.Model)
-	str("MEMORY_LLM_PROVIDER", &c.LLM.Provider)
-	str("MEMORY_LLM_BASE_URL", &c.LLM.BaseURL)
-	str("MEMORY_LLM_API_KEY", &c.LLM.APIKey)
-	ms("MEMORY_LLM_TIMEOUT_MS", &c.LLM.Timeout)
-	str("MEMORY_LOG_LEVEL", &c.LogLevel)
 	if c.LLM.APIKey == "" {
-		switch c.LLM.Provider {
-		case "openai":
-			c.LLM.APIKey = getenv("OPENAI_API_KEY")
-		case "anthropic":
-			c.LLM.APIKey = getenv("ANTHROPIC_API_KEY")
+		vendor := map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+		if name := vendor[strings.ToLower(strings.TrimSpace(c.LLM.Provider))]; name != "" && getenv(name) != "" {
+			c.LLM.APIKey = getenv(name)
+			c.setOrigin("llm.api_key", Origin{Source: FromEnv, Name: name})
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // Validate checks every value and returns one error per bad key, each naming
-// the key and the value. It also applies the documented clamps and defaults
-// that depend on other keys (compact.poll, compact.model).
+// the key, the value and where it came from (file:line, variable or flag).
+// It first applies the documented normalisations: compact.poll is raised
+// to MinPoll, an empty compact.model becomes extract.model, and
+// llm.provider and log_level are lower-cased.
 func (c *Config) Validate() error {
+	c.normalize()
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
-	}
-	if c.MemoryDir == "" {
-		bad("memory_dir", "is required (set it in the config file, MEMORY_DIR or --memory-dir)")
+		errs = append(errs, &KeyError{Origin: c.Origin(key), Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	positive := func(key string, d Duration) {
 		if d <= 0 {
 			bad(key, "must be greater than zero (got %s)", d)
 		}
+	}
+	atLeast := func(key string, n, min int, unit string) {
+		if n < min {
+			bad(key, "must be at least %d%s (got %d)", min, unit, n)
+		}
+	}
+	if c.MemoryDir == "" {
+		where := "the config file"
+		if c.file != "" {
+			where = c.file
+		}
+		bad("memory_dir", "is required (set it in %s, MEMORY_DIR or --memory-dir)", where)
 	}
 	positive("git.commit_debounce", c.Git.CommitDebounce)
 	positive("git.commit_max_wait", c.Git.CommitMaxWait)
@@ -234,33 +203,17 @@ func (c *Config) Validate() error {
 	}
 	positive("index.debounce", c.Index.Debounce)
 	positive("index.rescan", c.Index.Rescan)
-	if c.Index.MaxLines <= 0 {
-		bad("index.max_lines", "must be greater than zero (got %d)", c.Index.MaxLines)
-	}
-	if c.Index.MaxBytes <= 0 {
-		bad("index.max_bytes", "must be greater than zero (got %d)", c.Index.MaxBytes)
-	}
+	atLeast("index.max_lines", c.Index.MaxLines, 1, "")
+	atLeast("index.max_bytes", c.Index.MaxBytes, 1, "")
 	positive("extract.debounce", c.Extract.Debounce)
 	if c.Extract.Model == "" {
 		bad("extract.model", "must not be empty")
 	}
-	if c.Compact.Churn < 1 {
-		bad("compact.churn", "must be at least 1 (got %d)", c.Compact.Churn)
-	}
-	if c.Compact.MinEntries < 0 {
-		bad("compact.min_entries", "must not be negative (got %d)", c.Compact.MinEntries)
-	}
+	atLeast("compact.churn", c.Compact.Churn, 1, "")
+	atLeast("compact.min_entries", c.Compact.MinEntries, 0, "")
 	positive("compact.interval", c.Compact.Interval)
 	positive("compact.poll", c.Compact.Poll)
-	if c.Compact.Poll > 0 && c.Compact.Poll.D() < MinPoll {
-		c.Compact.Poll = Duration(MinPoll)
-	}
-	if c.Compact.Budget < 1000 {
-		bad("compact.budget", "must be at least 1000 characters (got %d)", c.Compact.Budget)
-	}
-	if c.Compact.Model == "" {
-		c.Compact.Model = c.Extract.Model
-	}
+	atLeast("compact.budget", c.Compact.Budget, 1000, " characters")
 	switch c.LLM.Provider {
 	case "", "opencode", "openai", "anthropic", "none":
 	default:
@@ -270,22 +223,28 @@ func (c *Config) Validate() error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		bad("log_level", "must be one of debug, info, warn, error (got %q)", c.LogLevel)
+		bad("log_level", "must be one of debug, info, warn, error, in any case (got %q)", c.LogLevel)
 	}
 	return errors.Join(errs...)
+}
+
+// normalize applies the clamps and defaults that depend on other keys, and
+// folds the case of the words that are case-insensitive.
+func (c *Config) normalize() {
+	if c.Compact.Poll > 0 && c.Compact.Poll.D() < MinPoll {
+		c.Compact.Poll = Duration(MinPoll)
+	}
+	if c.Compact.Model == "" {
+		c.Compact.Model = c.Extract.Model
+	}
+	c.LLM.Provider = strings.ToLower(strings.TrimSpace(c.LLM.Provider))
+	c.LogLevel = strings.ToLower(strings.TrimSpace(c.LogLevel))
+	if c.LogLevel == "warning" {
+		c.LogLevel = "warn"
+	}
 }
 
 func validAuthor(s string) bool {
 	lt, gt := strings.Index(s, "<"), strings.LastIndex(s, ">")
 	return lt > 0 && gt == len(s)-1 && gt > lt+1 && strings.TrimSpace(s[:lt]) != ""
-}
-
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on":
-		return true, nil
-	case "0", "false", "no", "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("must be 1 or 0 (got %q)", v)
 }

@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -16,24 +16,31 @@ type Duration time.Duration
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-func (d Duration) String() string { return time.Duration(d).String() }
+// String is the Go duration without zero units: 12h, 10m, 1h30m, 2.5s.
+func (d Duration) String() string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
 
-// UnmarshalYAML implements yaml.Unmarshaler.
+// UnmarshalYAML implements yaml.Unmarshaler, for callers that decode a
+// Duration themselves; Parse reads durations through the same parser.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: want a duration such as 2s or a number of milliseconds", n.Line)
+		return fmt.Errorf("line %d: must be a duration such as 2s or a whole number of milliseconds", n.Line)
 	}
-	if ms, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
-		*d = Duration(time.Duration(ms) * time.Millisecond)
-		return nil
-	}
-	v, err := time.ParseDuration(n.Value)
+	v, err := parseDuration(n.Value, false)
 	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration such as 2s or a number of milliseconds", n.Line, n.Value)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	*d = Duration(v)
+	*d = v
 	return nil
 }
 
 // MarshalYAML implements yaml.Marshaler.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }

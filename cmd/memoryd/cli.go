@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/adrg/xdg"
 
@@ -33,8 +34,12 @@ type env struct {
 
 // command is one subcommand.
 type command struct {
-	name    string
-	args    string // synopsis after the name
+	name string
+	// args is the synopsis after the name. Flags are written in brackets
+	// with their value ([--session ID]); every other group ([COMMIT]) is
+	// one positional argument, "..." any number. run refuses more
+	// arguments than the synopsis shows, so a command never sees them.
+	args    string
 	summary string
 	run     func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	flags   func(fs *flag.FlagSet) // extra flags beyond the common ones
@@ -49,56 +54,173 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
+// run is the whole command line: it returns the exit status and prints
+// help on stdout, usage errors (one line, then the usage) and failures
+// ("memoryd CMD: error") on stderr.
 func run(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(e.stdout)
-		if len(args) == 0 {
-			return exitUsage
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if args[0] == "help" && len(args) > 1 {
+			return helpFor(args[1], e)
 		}
+		printUsage(e.stdout)
+		return exitOK
+	case "-v", "-version", "--version":
+		printVersion(e.stdout)
 		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "memoryd: unknown command %q\n\n", args[0])
+		if strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(e.stderr, "memoryd: unknown flag %q (flags go after the command: memoryd <command> %s)\n", args[0], args[0])
+		} else {
+			fmt.Fprintf(e.stderr, "memoryd: unknown command %q\n", args[0])
+		}
 		printUsage(e.stderr)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("memoryd "+c.name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		out := fs.Output()
-		fmt.Fprintf(out, "usage: memoryd %s %s\n\n%s\n\nflags:\n", c.name, c.args, c.summary)
-		fs.PrintDefaults()
+	return runCommand(ctx, c, args[1:], e)
+}
+
+// runCommand parses c's flags and arguments and runs it.
+func runCommand(ctx context.Context, c *command, args []string, e env) int {
+	fs := newFlagSet(c)
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandUsage(e.stdout, c, fs)
+		return exitOK
 	}
-	commonFlags(fs)
-	if c.flags != nil {
-		c.flags(fs)
+	if err == nil {
+		err = checkArgCount(c, pos)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(e.stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	if err == nil {
+		err = c.run(ctx, e, fs, pos)
 	}
-	err := c.run(ctx, e, fs, fs.Args())
 	var ue usageError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "memoryd %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "memoryd %s: %s\n", c.name, failureText(c.name, err))
+		printCommandUsage(e.stderr, c, fs)
 		return exitUsage
 	default:
-		fmt.Fprintf(e.stderr, "memoryd %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "memoryd %s: %s\n", c.name, failureText(c.name, err))
 		return exitFail
+	}
+}
+
+// helpFor is `memoryd help CMD`, the same as `memoryd CMD --help`.
+func helpFor(name string, e env) int {
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.stderr, "memoryd help: unknown command %q\n", name)
+		printUsage(e.stderr)
+		return exitUsage
+	}
+	printCommandUsage(e.stdout, c, newFlagSet(c))
+	return exitOK
+}
+
+// newFlagSet has c's flags and the common ones. It prints nothing itself:
+// run prints help and errors once, where they belong.
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("memoryd "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	commonFlags(fs)
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	return fs
+}
+
+// parseArgs parses flags wherever they appear, as git does
+// (`memoryd undo abc123 --memory-dir DIR`), and returns the positional
+// arguments in order. "--" ends the flags: everything after it is
+// positional. (A flag whose value is literally "--" must be written
+// --flag=--.)
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		} else if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// checkArgCount refuses more positional arguments than c's synopsis shows.
+func checkArgCount(c *command, pos []string) error {
+	max := maxArgs(c.args)
+	switch {
+	case max < 0 || len(pos) <= max:
+		return nil
+	case max == 0 && len(pos) == 1:
+		return usageError{"unexpected argument: " + pos[0]}
+	case max == 0:
+		return usageError{"unexpected arguments: " + strings.Join(pos, " ")}
+	default:
+		return usageError{fmt.Sprintf("too many arguments (at most %d): %s", max, strings.Join(pos, " "))}
+	}
+}
+
+// maxArgs is how many positional arguments a synopsis allows, or -1 for
+// any number. See command.args for the convention.
+func maxArgs(synopsis string) int {
+	n := 0
+	for rest := strings.TrimSpace(synopsis); rest != ""; rest = strings.TrimSpace(rest) {
+		var group string
+		if rest[0] == '[' {
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				end = len(rest)
+				rest += "]"
+			}
+			group, rest = strings.TrimSpace(rest[1:end]), rest[end+1:]
+		} else {
+			group, rest, _ = strings.Cut(rest, " ")
+		}
+		switch {
+		case strings.HasPrefix(group, "-"):
+		case strings.Contains(group, "..."):
+			return -1
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// failureText is err's text without a leading "CMD: " (or "memoryd CMD: "),
+// which errors from below often carry and run already prints.
+func failureText(name string, err error) string {
+	msg := err.Error()
+	for {
+		trimmed := strings.TrimPrefix(strings.TrimPrefix(msg, "memoryd "+name+": "), name+": ")
+		if trimmed == msg {
+			return msg
+		}
+		msg = trimmed
 	}
 }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "memoryd keeps an AI coding agent's long-term memory folder healthy.")
-	fmt.Fprintln(w, "\nusage: memoryd <command> [flags]\n\ncommands:")
+	fmt.Fprintln(w, "\nusage: memoryd <command> [arguments] [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
@@ -107,13 +229,42 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'memoryd <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'memoryd <command> --help' for a command's flags, 'memoryd --version' for the version.")
+}
+
+// printCommandUsage prints c's synopsis, summary and flags.
+func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("memoryd "+c.name+" "+c.args), c.summary)
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		switch value {
+		case "int":
+			value = "N"
+		case "string":
+			value = "VALUE"
+		case "duration":
+			value = "DURATION"
+		}
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if value != "" {
+			name += " " + value
+		}
+		if d := f.DefValue; d != "" && d != "0" && d != "false" {
+			usage += " (default " + d + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, usage)
+	})
+	tw.Flush()
 }
 
 // commonFlags are accepted by every command.
 func commonFlags(fs *flag.FlagSet) {
-	fs.String("memory-dir", "", "memory folder (overrides MEMORY_DIR and memory_dir)")
-	fs.String("config", "", "configuration file (default: $XDG_CONFIG_HOME/memoryd/config.yaml)")
+	fs.String("memory-dir", "", "the memory folder `DIR` (overrides MEMORY_DIR and memory_dir)")
+	fs.String("config", "", "the configuration `FILE` (default: $MEMORYD_CONFIG, else $XDG_CONFIG_HOME/memoryd/config.yaml)")
 }
 
 func flagString(fs *flag.FlagSet, name string) string {
@@ -135,30 +286,53 @@ func defaultConfigPath(e env) string {
 	return filepath.Join(home, "memoryd", "config.yaml")
 }
 
-// loadConfig reads the configuration in the design's order: defaults, file,
-// environment, flags; then validates it.
-func loadConfig(e env, fs *flag.FlagSet) (config.Config, string, error) {
+// readConfig reads the configuration in the design's order — defaults,
+// file, environment, flags — and expands ~/ in paths, once, here. It does
+// not validate. On error it still returns what it could read, so that
+// `memoryd config` can show it. It returns the configuration file's path.
+func readConfig(e env, fs *flag.FlagSet) (config.Config, string, error) {
 	path, explicit := flagString(fs, "config"), true
 	if path == "" {
 		path, explicit = defaultConfigPath(e), false
 	}
 	cfg, err := config.Load(path, explicit, e.getenv)
-	if err != nil {
-		return cfg, path, err
-	}
+	errs := []error{err}
 	if d := flagString(fs, "memory-dir"); d != "" {
-		cfg.MemoryDir = d
+		errs = append(errs, cfg.Set("memory_dir", d, config.Origin{Source: config.FromFlag, Name: "--memory-dir"}))
 	}
-	if strings.HasPrefix(cfg.MemoryDir, "~/") {
-		if home := e.getenv("HOME"); home != "" {
-			cfg.MemoryDir = filepath.Join(home, cfg.MemoryDir[2:])
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, path, fmt.Errorf("invalid configuration (%s):\n%w", path, err)
+	errs = append(errs, cfg.ExpandHome(e.getenv("HOME")))
+	if err := errors.Join(errs...); err != nil {
+		return cfg, path, configError{err}
 	}
 	return cfg, path, nil
 }
+
+// loadConfig is readConfig, then Validate.
+func loadConfig(e env, fs *flag.FlagSet) (config.Config, string, error) {
+	cfg, path, err := readConfig(e, fs)
+	if err != nil {
+		return cfg, path, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, path, configError{err}
+	}
+	return cfg, path, nil
+}
+
+// configError presents configuration errors: one on its line as it is
+// (it already names the file and line, or the variable, and the key);
+// several as an indented list.
+type configError struct{ err error }
+
+func (c configError) Error() string {
+	msg := c.err.Error()
+	if !strings.Contains(msg, "\n") {
+		return msg
+	}
+	return "invalid configuration:\n  " + strings.ReplaceAll(msg, "\n", "\n  ")
+}
+
+func (c configError) Unwrap() error { return c.err }
 
 // stateHome is the user state directory ($XDG_STATE_HOME).
 func stateHome(e env) string {

@@ -4,44 +4,82 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"runtime"
 	"runtime/debug"
 )
 
-// buildVersion is set with -ldflags "-X main.buildVersion=v1.2.3" by releases.
-var buildVersion = ""
+// Set by releases with -ldflags "-X main.buildVersion=v1.2.3 -X main.buildDate=2025-01-02T15:04:05Z".
+var (
+	buildVersion = ""
+	buildDate    = ""
+)
 
 func init() {
-	register(&command{name: "version", summary: "Print the version.", run: func(_ context.Context, e env, _ *flag.FlagSet, _ []string) error {
-		fmt.Fprintln(e.stdout, "memoryd", version())
+	register(&command{name: "version", summary: "Print the version, commit, Go version and build date.", run: func(_ context.Context, e env, _ *flag.FlagSet, _ []string) error {
+		printVersion(e.stdout)
 		return nil
 	}})
 }
 
-func version() string {
-	if buildVersion != "" {
-		return buildVersion
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	rev, dirty := "", false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+// buildInfo is what the binary knows about its own build.
+type buildInfo struct {
+	version    string
+	commit     string // full VCS revision, "" when unknown
+	modified   bool   // built from a working tree with uncommitted changes
+	commitTime string // the commit's time, from the VCS
+	built      string // the build's date, when the release set it
+	goVersion  string
+	platform   string
+}
+
+func readBuildInfo() buildInfo {
+	b := buildInfo{version: buildVersion, built: buildDate, goVersion: runtime.Version(), platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		b.goVersion = info.GoVersion
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.commit = s.Value
+			case "vcs.modified":
+				b.modified = s.Value == "true"
+			case "vcs.time":
+				b.commitTime = s.Value
+			}
 		}
 	}
-	if rev == "" {
-		return "dev"
+	if b.version == "" {
+		b.version = "dev"
+		if b.commit != "" {
+			b.version += "-" + b.commit[:min(12, len(b.commit))]
+			if b.modified {
+				b.version += "-dirty"
+			}
+		}
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
+	return b
+}
+
+// version is the short version, for logs and status.json.
+func version() string { return readBuildInfo().version }
+
+// printVersion is `memoryd --version`: the version on the first line, then
+// what else is known about the build.
+func printVersion(w io.Writer) {
+	b := readBuildInfo()
+	fmt.Fprintln(w, "memoryd", b.version)
+	if b.commit != "" {
+		mod := ""
+		if b.modified {
+			mod = " (with uncommitted changes)"
+		}
+		fmt.Fprintf(w, "  commit:      %s%s\n", b.commit, mod)
 	}
-	if dirty {
-		rev += "-dirty"
+	if b.commitTime != "" {
+		fmt.Fprintf(w, "  commit date: %s\n", b.commitTime)
 	}
-	return "dev-" + rev
+	if b.built != "" {
+		fmt.Fprintf(w, "  built:       %s\n", b.built)
+	}
+	fmt.Fprintf(w, "  go:          %s %s\n", b.goVersion, b.platform)
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/memoryd/memoryd/config"
+)
+
+func init() {
+	register(&command{
+		name:    "config",
+		args:    "[--json]",
+		summary: "Print the effective configuration and where each value comes from (default, file:line, env, flag).",
+		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print as JSON") },
+		run:     runConfig,
+	})
+}
+
+// configReport is what `memoryd config --json` prints.
+type configReport struct {
+	File      string          `json:"file"`
+	FileFound bool            `json:"fileFound"`
+	Settings  []configSetting `json:"settings"`
+	Problems  []string        `json:"problems"`
+}
+
+type configSetting struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`            // string, number or bool; durations as "2s"
+	Origin string `json:"origin"`           // default, file, env or flag
+	File   string `json:"file,omitempty"`   // origin file
+	Line   int    `json:"line,omitempty"`   // origin file's line
+	Name   string `json:"name,omitempty"`   // origin variable or flag
+	Env    string `json:"env,omitempty"`    // the variable that overrides the key
+	Secret bool   `json:"secret,omitempty"` // the value is hidden
+}
+
+// runConfig is `memoryd config`, like `git config --list --show-origin`:
+// every key's effective value after the file, environment and flags, and
+// where it came from. An invalid configuration is printed too, as far as
+// it could be read; then the command fails with its problems.
+func runConfig(_ context.Context, e env, fs *flag.FlagSet, _ []string) error {
+	cfg, _, invalid := readConfig(e, fs)
+	if invalid == nil {
+		if err := cfg.Validate(); err != nil {
+			invalid = configError{err}
+		}
+	}
+	r := configReport{Problems: []string{}}
+	r.File, r.FileFound = cfg.File()
+	for _, s := range cfg.Settings() {
+		r.Settings = append(r.Settings, reportSetting(s))
+	}
+	if invalid != nil {
+		r.Problems = strings.Split(errors.Unwrap(invalid).Error(), "\n")
+	}
+	if flagString(fs, "json") == "true" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printConfig(e.stdout, r)
+	}
+	return invalid
+}
+
+func reportSetting(s config.Setting) configSetting {
+	out := configSetting{Key: s.Key, Value: s.Value, Origin: s.Origin.Source.String(), Env: s.Env, Secret: s.Secret}
+	switch s.Origin.Source {
+	case config.FromFile:
+		out.File, out.Line = s.Origin.File, s.Origin.Line
+	case config.FromEnv, config.FromFlag:
+		out.Name = s.Origin.Name
+	}
+	if d, ok := s.Value.(config.Duration); ok {
+		out.Value = d.String()
+	}
+	if s.Secret && s.Value != "" {
+		out.Value = "(hidden)"
+	}
+	return out
+}
+
+func printConfig(w io.Writer, r configReport) {
+	found := ""
+	if !r.FileFound {
+		found = " (not found; defaults and environment only)"
+	}
+	fmt.Fprintf(w, "# config file: %s%s\n", r.File, found)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range r.Settings {
+		v := fmt.Sprint(s.Value)
+		if str, ok := s.Value.(string); ok && (str == "" || strings.ContainsAny(str, " \t\"")) {
+			v = strconv.Quote(str)
+		}
+		where := s.Origin
+		switch s.Origin {
+		case "file":
+			where = fmt.Sprintf("%s:%d", s.File, s.Line)
+		case "env", "flag":
+			where += " " + s.Name
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, where)
+	}
+	tw.Flush()
+}
