@@ -1,20 +1,12 @@
 package compactor
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/index"
 )
 
@@ -89,64 +81,23 @@ func (a *applier) paths() []string {
 	return out
 }
 
-// current re-reads the file m was scanned from and returns it parsed anew,
-// or an errSkip when it is gone, changed, or no longer a plain file.
+// current re-reads the file m was scanned from (index.ReadCurrent) and
+// returns it parsed anew, or an errSkip when it is gone, changed, or no
+// longer a plain file.
 func (a *applier) current(m *index.Memory) (*index.Memory, error) {
-	data, err := readPlain(a.dir, m.File)
+	cur, err := index.ReadCurrent(a.dir, m.File, m.Hash)
+	var ce *index.ChangedError
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, skipf("%s: gone since the plan was made", m.File)
+	case errors.As(err, &ce):
+		return nil, skipf("%s: %s since the plan was made", m.File, ce.How)
 	case err != nil:
-		return nil, skipf("%s: %v", m.File, err)
-	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != m.Hash {
-		return nil, skipf("%s: changed since the plan was made", m.File)
-	}
-	cur, err := index.Parse(m.File, data)
-	if err != nil {
-		return nil, skipf("%s: %v", m.File, err)
+		return nil, skipf("%v", err)
 	}
 	return cur, nil
 }
 
-// readPlain reads dir/rel, refusing symbolic links anywhere on the way and
-// anything that is not a regular file of at most index.MaxFileSize bytes.
-func readPlain(dir, rel string) ([]byte, error) {
-	p := dir
-	parts := strings.Split(rel, "/")
-	for i, part := range parts {
-		p = filepath.Join(p, part)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return nil, errors.New("a symbolic link is on its path")
-		case i < len(parts)-1 && !fi.IsDir():
-			return nil, fs.ErrNotExist
-		case i == len(parts)-1 && !fi.Mode().IsRegular():
-			return nil, errors.New("not a regular file")
-		}
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, index.MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > index.MaxFileSize {
-		return nil, errors.New("larger than the file size limit")
-	}
-	return data, nil
-}
-
 func (a *applier) write(rel string, data []byte) error {
-	if _, err := atomicfile.Write(a.dir, rel, data, 0o644); err != nil {
+	if _, err := index.WriteMemory(a.dir, rel, data); err != nil {
 		return err
 	}
 	a.touched[rel] = true
@@ -154,7 +105,7 @@ func (a *applier) write(rel string, data []byte) error {
 }
 
 func (a *applier) remove(rel string) error {
-	if err := atomicfile.Remove(a.dir, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := index.RemoveMemory(a.dir, rel); err != nil {
 		return err
 	}
 	a.touched[rel] = true
@@ -198,7 +149,7 @@ func (a *applier) merge(p *planned) error {
 	base := srcs[0]
 	if i := slices.Index(p.Files, p.target); i >= 0 {
 		base = srcs[i]
-	} else if _, err := os.Lstat(filepath.Join(a.dir, filepath.FromSlash(p.target))); !errors.Is(err, fs.ErrNotExist) {
+	} else if _, err := index.ReadCurrent(a.dir, p.target, ""); err != nil {
 		return skipf("%s: the merge target appeared since the plan was made", p.target)
 	}
 	// A copy of the base keeps its unknown frontmatter keys; a title

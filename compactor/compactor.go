@@ -47,13 +47,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
-	"github.com/memoryd/memoryd/protocol"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -85,8 +83,8 @@ var (
 // Git is what a pass needs of the repository; *gitstore.Repo has it.
 type Git interface {
 	Busy() error
-	Changes(tracked func(rel string) bool) ([]gitstore.Change, error)
-	Commit(ctx context.Context, msg string, paths []string) (string, error)
+	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
+	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
 	History(n int) ([]gitstore.Commit, error)
 }
 
@@ -133,7 +131,7 @@ func New(opts Options) *Compactor {
 	}
 	opts.MinEntries = max(opts.MinEntries, 2)
 	if opts.Owner == "" {
-		opts.Owner = fmt.Sprintf("pid %d, compaction", os.Getpid())
+		opts.Owner = state.Owner("compaction")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -321,21 +319,12 @@ func (c *Compactor) why(res *Result) error {
 	return ErrNothingToDo
 }
 
-// consistent prepares the folder for its checkpoint: an index that
-// matches the files, and the reserved files the daemon writes when missing
-// (.gitattributes, whose union merge _CONFLICTS.md needs, and PROTOCOL.md),
-// so that undo restores a complete folder.
+// consistent prepares the folder for its checkpoint (index.Store.Settle): an
+// index that matches the files, and the reserved files the daemon writes
+// when missing (.gitattributes, whose union merge _CONFLICTS.md needs, and
+// PROTOCOL.md), so that undo restores a complete folder.
 func (c *Compactor) consistent(store *index.Store) error {
-	if _, err := index.WriteAttributes(c.opts.Dir); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
-	if _, err := protocol.Ensure(c.opts.Dir); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
-	if err := store.Scan(); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
-	if _, err := store.WriteIndex(); err != nil {
+	if _, err := store.Settle(); err != nil {
 		return fmt.Errorf("compaction: %w", err)
 	}
 	return nil
@@ -344,25 +333,13 @@ func (c *Compactor) consistent(store *index.Store) error {
 // checkpoint commits the folder's pending changes as the checkpoint, or
 // returns the last commit that touched the folder when nothing is pending.
 func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
-	changes, err := c.opts.Git.Changes(index.Tracked)
+	done, err := c.opts.Git.CommitPending(ctx, index.Tracked, func([]string) string { return CheckpointSubject })
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	if len(changes) > 0 {
-		paths := make([]string, len(changes))
-		for i, ch := range changes {
-			paths[i] = ch.Path
-		}
-		cctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		hash, err := c.opts.Git.Commit(cctx, CheckpointSubject, paths)
-		if err == nil {
-			c.log.Info("checkpoint", "commit", hash, "files", len(paths))
-			return hash, nil
-		}
-		if !errors.Is(err, gitstore.ErrNothingToCommit) {
-			return "", fmt.Errorf("checkpoint: %w", err)
-		}
+	if done.Hash != "" {
+		c.log.Info("checkpoint", "commit", done.Hash, "files", len(done.Paths))
+		return done.Hash, nil
 	}
 	hist, err := c.opts.Git.History(1)
 	if err != nil {
@@ -385,16 +362,10 @@ func (c *Compactor) finish(ctx context.Context, store *index.Store, a *applier, 
 	if len(a.touched) == 0 {
 		return nil
 	}
-	paths := append(a.paths(), index.IndexFile)
-	cctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	hash, err := c.opts.Git.Commit(cctx, commitMessage(res), paths)
-	if errors.Is(err, gitstore.ErrNothingToCommit) {
-		return nil
-	}
+	done, err := c.opts.Git.CommitPaths(ctx, commitMessage(res), append(a.paths(), index.IndexFile))
 	if err != nil {
 		return fmt.Errorf("compaction commit: %w", err)
 	}
-	res.Commit = hash
+	res.Commit = done.Hash
 	return nil
 }

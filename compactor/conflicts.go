@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/index"
 )
 
@@ -52,7 +53,7 @@ func (a *applier) flag(p *planned) error {
 			return skipf("%s: gone since the plan was made", m.File)
 		}
 	}
-	old, err := readPlain(a.dir, index.ConflictsFile)
+	old, err := index.ReadPlain(a.dir, index.ConflictsFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return skipf("%s: %v", index.ConflictsFile, err)
 	}
@@ -70,5 +71,9 @@ func (a *applier) flag(p *planned) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n" + conflictSection(p.Files, p.Note))
-	return a.write(index.ConflictsFile, b.Bytes())
+	if _, err := atomicfile.Write(a.dir, index.ConflictsFile, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	a.touched[index.ConflictsFile] = true
+	return nil
 }

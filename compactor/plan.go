@@ -1,241 +1,178 @@
 package compactor
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
-	"unicode/utf8"
+	"sync"
+	"time"
+
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/protocol"
 )
 
-// Op kinds of a plan.
-const (
-	OpMerge   = "merge"
-	OpDelete  = "delete"
-	OpRewrite = "rewrite"
-	OpFlag    = "flag"
-)
-
-// Op is one operation of a compaction plan, as the model writes it:
-//
-//	{"op": "merge",   "files": [...], "into": {"type", "name", "description", "body"}, "reason": "…"}
-//	{"op": "delete",  "file": "…", "reason": "…"}
-//	{"op": "rewrite", "file": "…", "description": "…", "body": "…", "reason": "…"}
-//	{"op": "flag",    "files": [...], "note": "…"}
-type Op struct {
-	Op          string   `json:"op"`
-	Files       []string `json:"files,omitempty"`
-	File        string   `json:"file,omitempty"`
-	Into        *Into    `json:"into,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Body        string   `json:"body,omitempty"`
-	Reason      string   `json:"reason,omitempty"`
-	Note        string   `json:"note,omitempty"`
+// planned is one op of a pass with what validation decided.
+type planned struct {
+	Op
+	mems   []*index.Memory // the files it acts on, as scanned (merge: sources in order)
+	target string          // merge: the file written; "" for a dedupe merge
+	dedupe bool            // a deterministic merge: keep mems[0] as is, remove the rest
+	skip   string          // why it is not applied; "" means apply
 }
 
-// Into is the memory a merge writes.
-type Into struct {
-	Type        string `json:"type"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Body        string `json:"body"`
-}
-
-// String describes op on one line, for logs and `memoryd compact` output.
-func (op Op) String() string {
-	var b strings.Builder
-	b.WriteString(op.Op)
-	switch op.Op {
-	case OpMerge:
-		b.WriteString(" " + strings.Join(op.Files, " + "))
-		if op.Into != nil {
-			target := op.Into.Type + "-" + op.Into.Name + ".md"
-			if op.Into.Type == "" {
-				target = op.Into.Name + ".md"
-			}
-			b.WriteString(" -> " + target)
+// plan makes the pass's ops: deterministic dedupe first, then the model's
+// plans, batch by batch, each validated. Skipped ops are recorded in res.
+func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result) ([]*planned, error) {
+	ck := newChecker(snap, c.log, res)
+	all, items := ck.dedupe(snap.Memories)
+	if len(items) < 2 {
+		return all, nil
+	}
+	batches, tooLarge := makeBatches(items, c.opts.Budget)
+	for _, m := range tooLarge {
+		res.TooLarge = append(res.TooLarge, m.File)
+		c.log.Warn("file not sent: its text alone exceeds the compaction budget",
+			"file", m.File, "budget", c.opts.Budget)
+	}
+	res.Batches = len(batches)
+	system := systemPrompt(protocol.Load(c.opts.Dir))
+	for i := range batches {
+		b := &batches[i]
+		ops, err := c.ask(ctx, system, b, i+1, len(batches), res)
+		if err != nil {
+			return nil, err
 		}
-	case OpFlag:
-		b.WriteString(" " + strings.Join(op.Files, ", "))
-	default:
-		if op.File != "" {
-			b.WriteString(" " + op.File)
-		}
-	}
-	why := op.Reason
-	if op.Op == OpFlag && op.Note != "" {
-		why = op.Note
-	}
-	if why = strings.Join(strings.Fields(why), " "); why != "" {
-		b.WriteString(" (" + clip(why, 160) + ")")
-	}
-	return b.String()
-}
-
-// UnmarshalJSON accepts what models commonly write: "files" as a single
-// string, "file" as a one-element list, and "op" in any case.
-func (op *Op) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		Op          string     `json:"op"`
-		Files       stringList `json:"files"`
-		File        stringList `json:"file"`
-		Into        *Into      `json:"into"`
-		Description string     `json:"description"`
-		Body        string     `json:"body"`
-		Reason      string     `json:"reason"`
-		Note        string     `json:"note"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	*op = Op{
-		Op: strings.ToLower(strings.TrimSpace(raw.Op)), Files: raw.Files, Into: raw.Into,
-		Description: raw.Description, Body: raw.Body, Reason: raw.Reason, Note: raw.Note,
-	}
-	switch len(raw.File) {
-	case 0:
-	case 1:
-		op.File = raw.File[0]
-	default:
-		op.Files = append(op.Files, raw.File...)
-	}
-	if op.File == "" && len(op.Files) == 1 && (op.Op == OpDelete || op.Op == OpRewrite) {
-		op.File, op.Files = op.Files[0], nil
-	}
-	return nil
-}
-
-// stringList is a JSON list of strings that also accepts a single string.
-type stringList []string
-
-func (l *stringList) UnmarshalJSON(data []byte) error {
-	var one string
-	if err := json.Unmarshal(data, &one); err == nil {
-		*l = stringList{one}
-		return nil
-	}
-	var many []string
-	if err := json.Unmarshal(data, &many); err != nil {
-		return errors.New("want a file name or a list of file names")
-	}
-	*l = many
-	return nil
-}
-
-// ErrBadPlan means the model's answer holds no usable plan.
-var ErrBadPlan = errors.New("unusable plan")
-
-// ParsePlan reads a model's answer: a JSON object {"ops": [...]} or a bare
-// array of ops, possibly inside a markdown code fence or after a line of
-// prose. An element that is not a valid op object is reported in bad (one
-// reason each) and left out; it does not spoil the rest. The error wraps
-// ErrBadPlan when no JSON plan can be found at all. An empty plan is valid.
-func ParsePlan(text string) (ops []Op, bad []string, err error) {
-	data, err := planJSON(text)
-	if err != nil {
-		return nil, nil, err
-	}
-	var elems []json.RawMessage
-	switch data[0] {
-	case '[':
-		if err := json.Unmarshal(data, &elems); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrBadPlan, err)
-		}
-	case '{':
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrBadPlan, err)
-		}
-		list, ok := obj["ops"]
-		if !ok {
-			if _, single := obj["op"]; !single {
-				return nil, nil, fmt.Errorf("%w: the JSON object has no \"ops\" list", ErrBadPlan)
-			}
-			list = json.RawMessage("[" + string(data) + "]")
-		}
-		if bytes.Equal(bytes.TrimSpace(list), []byte("null")) {
-			return nil, nil, nil
-		}
-		if err := json.Unmarshal(list, &elems); err != nil {
-			return nil, nil, fmt.Errorf("%w: \"ops\" is not a list: %v", ErrBadPlan, err)
-		}
-	}
-	for i, e := range elems {
-		var op Op
-		if err := json.Unmarshal(e, &op); err != nil {
-			bad = append(bad, fmt.Sprintf("op %d is not a valid op object: %v", i+1, err))
+		if ops == nil {
 			continue
 		}
-		ops = append(ops, op)
+		all = append(all, ck.validate(ops, b, i+1)...)
 	}
-	return ops, bad, nil
+	return all, nil
 }
 
-// planJSON finds the plan in text: the first JSON object, or array of
-// objects, that decodes. It looks in the text as it is first (a JSON body
-// may itself hold a code fence), then after the first code fence's opening
-// line. A few false starts ("[1]", "{the plan}") are skipped.
-func planJSON(text string) ([]byte, error) {
-	t := strings.TrimSpace(text)
-	tries := []string{t}
-	if i := strings.Index(t, "```"); i >= 0 {
-		if nl := strings.IndexByte(t[i:], '\n'); nl >= 0 {
-			tries = append(tries, t[i+nl+1:])
+// ask sends one batch and parses the answer. An unusable answer is
+// recorded as a problem and gives no ops (nil); an LLM failure is an error.
+func (c *Compactor) ask(ctx context.Context, system string, b *batch, n, total int, res *Result) ([]Op, error) {
+	req := llm.Request{Task: Task, Model: c.opts.Model, System: system,
+		Prompt: userPrompt(*b, n, total), JSON: true}
+	res.Calls++
+	res.CharsSent += len(req.System) + len(req.Prompt)
+	start := time.Now()
+	resp, err := c.opts.LLM.Complete(ctx, req)
+	res.LLMTime += time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: ask the model (request %d of %d): %w", n, total, err)
+	}
+	ops, bad, err := ParsePlan(resp.Text)
+	if err != nil {
+		res.badPlans++
+		res.Problems = append(res.Problems, fmt.Sprintf("request %d of %d: %v", n, total, err))
+		c.log.Warn("unusable compaction plan", "request", n, "of", total, "err", err)
+		return nil, nil
+	}
+	for _, why := range bad {
+		res.Skipped = append(res.Skipped, Skipped{Op: Op{Op: "?"}, Reason: why})
+		c.log.Warn("op skipped", "request", n, "reason", why)
+	}
+	if ops == nil {
+		ops = []Op{}
+	}
+	return ops, nil
+}
+
+// dedupe plans the deterministic merges: files of the same type whose
+// bodies have the same non-empty canonical text. The kept file is the first
+// readonly one, else the first by name; readonly duplicates are kept too.
+// The removed files are marked used, and items, the files left for the
+// model, leaves them out.
+func (ck *checker) dedupe(mems []*index.Memory) (merges []*planned, items []item) {
+	all := prepareItems(mems)
+	groups := map[string][]int{}
+	var keys []string
+	for i, it := range all {
+		if it.canon == "" {
+			continue
+		}
+		key := it.mem.Type + "\x00" + it.canon
+		if _, ok := groups[key]; !ok {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for _, key := range keys {
+		if g := groups[key]; len(g) > 1 {
+			if p := ck.dedupeGroup(all, g); p != nil {
+				merges = append(merges, p)
+			}
 		}
 	}
-	var firstErr error
-	for _, c := range tries {
-		off := 0
-		for range 8 {
-			j := strings.IndexAny(c[off:], "{[")
-			if j < 0 {
-				break
-			}
-			off += j
-			var v json.RawMessage
-			err := json.NewDecoder(strings.NewReader(c[off:])).Decode(&v)
-			if err == nil && planShaped(v) {
-				return v, nil
-			}
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			off++
+	items = make([]item, 0, len(all))
+	for _, it := range all {
+		if ck.used[it.mem.File] == "" {
+			items = append(items, it)
 		}
 	}
-	if firstErr != nil {
-		return nil, fmt.Errorf("%w: invalid JSON: %v (answer %q)", ErrBadPlan, firstErr, excerpt(text))
-	}
-	return nil, fmt.Errorf("%w: no JSON plan in the answer %q", ErrBadPlan, excerpt(text))
+	return merges, items
 }
 
-// planShaped reports whether v is an object, or an array that is empty or
-// starts with an object (its other elements are checked one by one later).
-func planShaped(v json.RawMessage) bool {
-	if v[0] == '{' {
-		return true
+func (ck *checker) dedupeGroup(all []item, g []int) *planned {
+	keep := all[g[0]].mem
+	for _, i := range g {
+		if all[i].mem.Readonly {
+			keep = all[i].mem
+			break
+		}
 	}
-	var elems []json.RawMessage
-	if json.Unmarshal(v, &elems) != nil {
-		return false
+	p := &planned{dedupe: true, mems: []*index.Memory{keep}}
+	p.Op = Op{Op: OpMerge, Files: []string{keep.File},
+		Reason: "identical text, kept " + keep.File + " (deterministic dedupe)"}
+	for _, i := range g {
+		m := all[i].mem
+		if m == keep || m.Readonly {
+			continue
+		}
+		p.mems = append(p.mems, m)
+		p.Files = append(p.Files, m.File)
+		ck.used[m.File] = "dedupe"
 	}
-	return len(elems) == 0 || elems[0][0] == '{'
+	if len(p.mems) < 2 {
+		return nil
+	}
+	return p
 }
 
-func excerpt(s string) string {
-	return clip(strings.Join(strings.Fields(s), " "), 120)
+// prepareItems renders every memory and computes its canonical body, on a
+// few goroutines (a large store spends most of its planning time here).
+func prepareItems(mems []*index.Memory) []item {
+	items := make([]item, len(mems))
+	workers := min(runtime.GOMAXPROCS(0), 8, (len(mems)+255)/256)
+	var wg sync.WaitGroup
+	for w := range max(workers, 1) {
+		wg.Go(func() {
+			for i := w; i < len(mems); i += max(workers, 1) {
+				items[i] = item{mem: mems[i], text: render(mems[i]), canon: index.Canonical(mems[i].Body)}
+			}
+		})
+	}
+	wg.Wait()
+	return items
 }
 
-// clip shortens s to at most n bytes, cutting at a rune boundary and
-// marking the cut with "...".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+// commitMessage is the compaction commit's message: the subject with the
+// counts, then the checkpoint and one line per applied and skipped op.
+func commitMessage(res *Result) string {
+	var b strings.Builder
+	b.WriteString(CompactionPrefix + " (" + res.Summary() + ")\n\n")
+	if res.Checkpoint != "" {
+		b.WriteString("Checkpoint: " + res.Checkpoint + "\n")
 	}
-	cut := n - 3
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	for _, op := range res.Applied {
+		b.WriteString("- " + op.String() + "\n")
 	}
-	return s[:cut] + "..."
+	for _, s := range res.Skipped {
+		b.WriteString("- skipped " + clip(s.Op.String(), 120) + ": " + s.Reason + "\n")
+	}
+	return b.String()
 }

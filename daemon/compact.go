@@ -2,17 +2,10 @@ package daemon
 
 import (
 	"time"
-)
 
-// CompactState is the compaction bookkeeping that survives restarts
-// (compaction.json in the state folder).
-type CompactState struct {
-	Churn           int       `json:"churn"`
-	LastAttemptedAt time.Time `json:"lastAttemptedAt"`
-	LastCompactedAt time.Time `json:"lastCompactedAt"`
-	Failures        int       `json:"failures"`
-	LastError       string    `json:"lastError,omitempty"`
-}
+	"github.com/memoryd/memoryd/backoff"
+	"github.com/memoryd/memoryd/state"
+)
 
 // CompactPolicy holds the triggers of the design's Compaction section.
 type CompactPolicy struct {
@@ -34,11 +27,11 @@ const (
 
 // compactDue reports whether a compaction pass should start now, and why.
 // It is a pure function of the persisted state, the store and now.
-func compactDue(st CompactState, p CompactPolicy, entries int, overBudget bool, now time.Time) (reason string, due bool) {
+func compactDue(st state.Compaction, p CompactPolicy, entries int, overBudget bool, now time.Time) (reason string, due bool) {
 	if !p.Enabled || entries < p.MinEntries {
 		return "", false
 	}
-	if st.Failures > 0 && now.Before(st.LastAttemptedAt.Add(backoff(st.Failures, retryBase, max(p.Interval, retryBase)))) {
+	if st.Failures > 0 && now.Before(st.LastAttemptedAt.Add(backoff.Delay(st.Failures, retryBase, max(p.Interval, retryBase)))) {
 		return "", false
 	}
 	switch {

@@ -3,6 +3,8 @@ package daemon
 import (
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/state"
 )
 
 func TestCompactDue(t *testing.T) {
@@ -11,23 +13,23 @@ func TestCompactDue(t *testing.T) {
 	recent := now.Add(-time.Hour)
 	cases := []struct {
 		name       string
-		st         CompactState
+		st         state.Compaction
 		p          func(CompactPolicy) CompactPolicy
 		entries    int
 		overBudget bool
 		want       string // "" = not due
 	}{
-		{"quiet store", CompactState{Churn: 3, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, ""},
-		{"churn reached", CompactState{Churn: 8, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, "churn"},
-		{"interval passed", CompactState{LastCompactedAt: now.Add(-12 * time.Hour), LastAttemptedAt: now.Add(-12 * time.Hour)}, nil, 10, false, "interval"},
-		{"interval not yet", CompactState{LastCompactedAt: now.Add(-11 * time.Hour), LastAttemptedAt: now.Add(-11 * time.Hour)}, nil, 10, false, ""},
-		{"too few entries", CompactState{Churn: 50}, nil, 1, false, ""},
-		{"disabled", CompactState{Churn: 50}, func(p CompactPolicy) CompactPolicy { p.Enabled = false; return p }, 10, false, ""},
-		{"over budget", CompactState{LastCompactedAt: recent, LastAttemptedAt: now.Add(-2 * time.Hour)}, nil, 10, true, "index over budget"},
-		{"over budget but tried recently", CompactState{LastCompactedAt: recent, LastAttemptedAt: now.Add(-time.Minute)}, nil, 10, true, ""},
-		{"failed just now: back off", CompactState{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
-		{"failed, backoff over", CompactState{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-6 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
-		{"third failure waits longer", CompactState{Churn: 20, Failures: 3, LastAttemptedAt: now.Add(-15 * time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
+		{"quiet store", state.Compaction{Churn: 3, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, ""},
+		{"churn reached", state.Compaction{Churn: 8, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, "churn"},
+		{"interval passed", state.Compaction{LastCompactedAt: now.Add(-12 * time.Hour), LastAttemptedAt: now.Add(-12 * time.Hour)}, nil, 10, false, "interval"},
+		{"interval not yet", state.Compaction{LastCompactedAt: now.Add(-11 * time.Hour), LastAttemptedAt: now.Add(-11 * time.Hour)}, nil, 10, false, ""},
+		{"too few entries", state.Compaction{Churn: 50}, nil, 1, false, ""},
+		{"disabled", state.Compaction{Churn: 50}, func(p CompactPolicy) CompactPolicy { p.Enabled = false; return p }, 10, false, ""},
+		{"over budget", state.Compaction{LastCompactedAt: recent, LastAttemptedAt: now.Add(-2 * time.Hour)}, nil, 10, true, "index over budget"},
+		{"over budget but tried recently", state.Compaction{LastCompactedAt: recent, LastAttemptedAt: now.Add(-time.Minute)}, nil, 10, true, ""},
+		{"failed just now: back off", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
+		{"failed, backoff over", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-6 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
+		{"third failure waits longer", state.Compaction{Churn: 20, Failures: 3, LastAttemptedAt: now.Add(-15 * time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

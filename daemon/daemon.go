@@ -6,12 +6,12 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/compactor"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/watcher"
@@ -27,18 +27,15 @@ type Watcher interface {
 type Git interface {
 	Busy() error
 	InOperation() bool
-	Changes(tracked func(rel string) bool) ([]gitstore.Change, error)
-	Commit(ctx context.Context, msg string, paths []string) (string, error)
+	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 }
 
 // Compactor runs one compaction pass (compactor.Compactor). It returns an
-// error matching ErrNothingToDo when it ran and found nothing to change.
+// error matching compactor.ErrNothingToDo when it ran and found nothing to
+// change.
 type Compactor interface {
-	Compact(ctx context.Context) error
+	Compact(ctx context.Context) (*compactor.Result, error)
 }
-
-// ErrNothingToDo marks a job that ran and had nothing to do.
-var ErrNothingToDo = errors.New("nothing to do")
 
 // Options configures a Daemon. Zero durations take the defaults noted.
 type Options struct {

@@ -11,8 +11,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/memoryd/memoryd/compactor"
+	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/transcript"
 	"github.com/memoryd/memoryd/watcher"
 )
 
@@ -39,26 +42,21 @@ type fakeGit struct {
 func (g *fakeGit) Busy() error       { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }
 func (g *fakeGit) InOperation() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.inOp }
 
-func (g *fakeGit) Changes(func(string) bool) ([]gitstore.Change, error) {
+func (g *fakeGit) CommitPending(ctx context.Context, _ func(string) bool, message func([]string) string) (gitstore.Committed, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var c []gitstore.Change
-	for _, p := range g.pending {
-		c = append(c, gitstore.Change{Path: p, Status: 'M'})
+	if len(g.pending) == 0 {
+		return gitstore.Committed{}, nil
 	}
-	return c, nil
-}
-
-func (g *fakeGit) Commit(ctx context.Context, msg string, paths []string) (string, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	paths := g.pending
+	message(paths)
 	g.tries++
 	if g.busy != nil {
-		return "", g.busy
+		return gitstore.Committed{}, g.busy
 	}
 	g.commits = append(g.commits, time.Now())
 	g.last, g.pending = paths, nil
-	return fmt.Sprintf("%040d", len(g.commits)), nil
+	return gitstore.Committed{Hash: fmt.Sprintf("%040d", len(g.commits)), Paths: paths}, nil
 }
 
 func (g *fakeGit) setBusy(err error)          { g.mu.Lock(); g.busy = err; g.mu.Unlock() }
@@ -262,11 +260,11 @@ type countingCompactor struct {
 	err   error
 }
 
-func (c *countingCompactor) Compact(ctx context.Context) error {
+func (c *countingCompactor) Compact(ctx context.Context) (*compactor.Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.times = append(c.times, time.Now())
-	return c.err
+	return &compactor.Result{}, c.err
 }
 
 func (c *countingCompactor) count() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.times) }
@@ -322,13 +320,13 @@ func TestLoopFailedCompactionBacksOff(t *testing.T) {
 // fakeSessions serves a fixed list of sessions.
 type fakeSessions struct {
 	mu   sync.Mutex
-	list []SessionInfo
+	list []transcript.Session
 }
 
-func (s *fakeSessions) Changed(ctx context.Context, since time.Time) ([]SessionInfo, error) {
+func (s *fakeSessions) Changed(ctx context.Context, since time.Time) ([]transcript.Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []SessionInfo
+	var out []transcript.Session
 	for _, x := range s.list {
 		if x.Updated.After(since) {
 			out = append(out, x)
@@ -336,19 +334,21 @@ func (s *fakeSessions) Changed(ctx context.Context, since time.Time) ([]SessionI
 	}
 	return out, nil
 }
-func (s *fakeSessions) WatchPaths() []string { return nil }
-func (s *fakeSessions) set(l ...SessionInfo) { s.mu.Lock(); s.list = l; s.mu.Unlock() }
+func (s *fakeSessions) WatchPaths() []string        { return nil }
+func (s *fakeSessions) set(l ...transcript.Session) { s.mu.Lock(); s.list = l; s.mu.Unlock() }
 
+// fakeExtractor extracts nothing from fakeSessions' sessions and records when.
 type fakeExtractor struct {
+	*fakeSessions
 	mu   sync.Mutex
 	runs map[string][]time.Time
 }
 
-func (e *fakeExtractor) Extract(ctx context.Context, source, id string) (int, error) {
+func (e *fakeExtractor) Extract(ctx context.Context, source, id string) (extractor.Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.runs[id] = append(e.runs[id], time.Now())
-	return 0, ErrNothingToDo
+	return extractor.Result{}, extractor.ErrNothingToDo
 }
 
 func (e *fakeExtractor) get(id string) []time.Time {
@@ -361,17 +361,17 @@ func TestLoopExtractionIdleDebounceAndKeyword(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
 		sessions := &fakeSessions{}
-		ex := &fakeExtractor{runs: map[string][]time.Time{}}
-		x := &Extraction{Sessions: sessions, Extractor: ex}
+		ex := &fakeExtractor{fakeSessions: sessions, runs: map[string][]time.Time{}}
+		x := &Extraction{Extractor: ex}
 		f.deps.Extraction = x
 		f.start()
 		activity := x.activityChan()
 
 		t0 := time.Now()
 		sessions.set(
-			SessionInfo{Source: "opencode", ID: "idle", Updated: t0, Finished: true},
-			SessionInfo{Source: "opencode", ID: "busy", Updated: t0, Finished: false},
-			SessionInfo{Source: "opencode", ID: "kw", Updated: t0, Finished: true, Remember: true},
+			transcript.Session{Source: "opencode", ID: "idle", Updated: t0, Finished: true},
+			transcript.Session{Source: "opencode", ID: "busy", Updated: t0, Finished: false},
+			transcript.Session{Source: "opencode", ID: "kw", Updated: t0, Finished: true, LastUserText: "please remember this"},
 		)
 		activity <- struct{}{}
 		synctest.Wait()

@@ -36,16 +36,6 @@ func (d *debounce) due() (at time.Time, ok bool) {
 // clear forgets the pending changes.
 func (d *debounce) clear() { d.pending = false }
 
-// backoff returns the wait before retry number n (1-based) of something that
-// failed: base doubled each time, capped at max.
-func backoff(n int, base, max time.Duration) time.Duration {
-	d := base
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
-	}
-	return min(d, max)
-}
-
 // resetTimer arms t to fire at at (immediately if at has passed) or stops it
 // when ok is false.
 func resetTimer(t *time.Timer, at time.Time, ok bool, now time.Time) {

@@ -47,12 +47,3 @@ func TestDebounce(t *testing.T) {
 		t.Fatalf("after clear the burst restarts: %v", at.Sub(t0))
 	}
 }
-
-func TestBackoff(t *testing.T) {
-	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
-	for i, w := range want {
-		if got := backoff(i+1, time.Second, 10*time.Second); got != w {
-			t.Errorf("backoff(%d) = %s, want %s", i+1, got, w)
-		}
-	}
-}

@@ -8,31 +8,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/backoff"
+	"github.com/memoryd/memoryd/extractor"
+	"github.com/memoryd/memoryd/transcript"
 	"github.com/memoryd/memoryd/watcher"
 )
 
-// SessionInfo is what the scheduler needs to know about one agent session.
-type SessionInfo struct {
-	Source   string
-	ID       string
-	Updated  time.Time // last change to the session
-	Finished bool      // the newest message is a finished assistant reply
-	Remember bool      // the newest user message asks to remember something
-}
-
-// Sessions lists agent sessions that changed (the transcript sources).
-type Sessions interface {
-	// Changed returns the sessions updated after since; the zero time lists all.
-	Changed(ctx context.Context, since time.Time) ([]SessionInfo, error)
+// Extractor is what the daemon needs of extraction (extractor.Extractor).
+type Extractor interface {
+	// Changed returns the sessions updated after since (the zero time lists
+	// all). A source that fails makes an error; the others' sessions are
+	// returned beside it.
+	Changed(ctx context.Context, since time.Time) ([]transcript.Session, error)
 	// WatchPaths are folders whose changes hint at new activity.
 	WatchPaths() []string
-}
-
-// Extractor runs one extraction pass over one session (extractor.Extractor).
-// It returns the number of memory files written, or an error matching
-// ErrNothingToDo when the session had nothing new.
-type Extractor interface {
-	Extract(ctx context.Context, source, id string) (written int, err error)
+	// Extract runs one pass over one session. It returns an error matching
+	// extractor.ErrNothingToDo when the session had nothing new.
+	Extract(ctx context.Context, source, id string) (extractor.Result, error)
 }
 
 // ExtractPolicy holds the extraction timing.
@@ -40,9 +32,8 @@ type ExtractPolicy struct {
 	Debounce time.Duration // idle time after a finished reply
 }
 
-// Extraction wires transcript sources and the extractor into the daemon.
+// Extraction wires the extractor into the daemon.
 type Extraction struct {
-	Sessions  Sessions
 	Extractor Extractor
 
 	once     sync.Once
@@ -74,7 +65,7 @@ func (x *Extraction) runWatchers(ctx context.Context, log *slog.Logger) {
 			return
 		case <-refresh.C:
 		}
-		for _, p := range x.Sessions.WatchPaths() {
+		for _, p := range x.Extractor.WatchPaths() {
 			if watched[p] {
 				continue
 			}
@@ -112,7 +103,8 @@ func (x *Extraction) forward(ctx context.Context, events <-chan watcher.Event) {
 
 // session is the scheduler's view of one session.
 type session struct {
-	SessionInfo
+	transcript.Session
+	remember bool      // the newest user message asks to remember something
 	done     time.Time // Updated as of the last successful pass
 	failures int
 	retryAt  time.Time
@@ -123,6 +115,7 @@ type extractState struct {
 	sessions map[string]*session
 	since    time.Time // Changed is asked from here next
 	polled   bool
+	listErr  string // the last error listing sessions, logged once
 	last     struct {
 		session string
 		at      time.Time
@@ -133,17 +126,16 @@ type extractState struct {
 
 func newExtractState() extractState { return extractState{sessions: map[string]*session{}} }
 
-func key(source, id string) string { return source + "/" + id }
-
 // update merges freshly listed sessions.
-func (e *extractState) update(list []SessionInfo) {
+func (e *extractState) update(list []transcript.Session) {
 	for _, s := range list {
-		k := key(s.Source, s.ID)
-		if cur, ok := e.sessions[k]; ok {
-			cur.SessionInfo = s
-			continue
+		k := extractor.Key(s.Source, s.ID)
+		cur, ok := e.sessions[k]
+		if !ok {
+			cur = &session{}
+			e.sessions[k] = cur
 		}
-		e.sessions[k] = &session{SessionInfo: s}
+		cur.Session, cur.remember = s, transcript.WantsRemember(s.LastUserText)
 	}
 }
 
@@ -155,7 +147,7 @@ func dueAt(s *session, p ExtractPolicy) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	at := s.Updated.Add(p.Debounce)
-	if s.Remember {
+	if s.remember {
 		at = s.Updated
 	}
 	if s.retryAt.After(at) {
@@ -206,10 +198,9 @@ func (l *loop) pollSessions(ctx context.Context, now time.Time) {
 	if x == nil {
 		return
 	}
-	since := l.extract.since
-	list, err := x.Sessions.Changed(ctx, since)
-	if err != nil {
-		l.log.Warn("list agent sessions", "err", err)
+	list, err := x.Extractor.Changed(ctx, l.extract.since)
+	l.noteListError(err)
+	if err != nil && len(list) == 0 {
 		return
 	}
 	// A write may land in the same millisecond as the poll; look back a
@@ -218,6 +209,25 @@ func (l *loop) pollSessions(ctx context.Context, now time.Time) {
 	l.extract.polled = true
 	l.extract.update(list)
 	l.maybeExtract(ctx, now)
+}
+
+// noteListError logs a failure to list sessions once per distinct error,
+// and the recovery. A source that fails is asked again from the same point
+// next time; the others' sessions are used meanwhile.
+func (l *loop) noteListError(err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg == l.extract.listErr {
+		return
+	}
+	if err != nil {
+		l.log.Warn("list agent sessions", "err", err)
+	} else {
+		l.log.Info("listing agent sessions works again")
+	}
+	l.extract.listErr = msg
 }
 
 // maybeExtract starts the extraction of the most overdue session.
@@ -237,8 +247,8 @@ func (l *loop) maybeExtract(ctx context.Context, now time.Time) {
 	src, id := s.Source, s.ID
 	go func() {
 		defer cancel()
-		n, err := x.Extractor.Extract(jctx, src, id)
-		l.results <- jobResult{kind: jobExtract, err: err, written: n, session: k}
+		res, err := x.Extractor.Extract(jctx, src, id)
+		l.results <- jobResult{kind: jobExtract, err: err, written: len(res.Changes), session: k}
 	}()
 }
 
@@ -253,14 +263,14 @@ func (l *loop) finishExtract(r jobResult, now time.Time) {
 		l.addChurn(r.written)
 		l.rescan = true
 		l.indexDeb.touch(now)
-	case errors.Is(r.err, ErrNothingToDo):
+	case errors.Is(r.err, extractor.ErrNothingToDo):
 		s.failures = 0
 	case errors.Is(r.err, context.Canceled):
 		s.done = time.Time{}
 	default:
 		s.failures++
 		s.done = time.Time{}
-		s.retryAt = now.Add(backoff(s.failures, time.Minute, time.Hour))
+		s.retryAt = now.Add(backoff.Delay(s.failures, time.Minute, time.Hour))
 		l.extract.last.session, l.extract.last.at, l.extract.last.err = r.session, now, r.err.Error()
 		l.log.Warn("extraction failed", "session", r.session, "err", r.err, "retry_at", s.retryAt)
 	}

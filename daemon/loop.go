@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/memoryd/memoryd/backoff"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/protocol"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/watcher"
 )
@@ -61,7 +61,7 @@ type loop struct {
 	jobCancel    context.CancelFunc
 	commitFails  int
 	commitRetry  time.Time // zero: no retry scheduled
-	compact      CompactState
+	compact      state.Compaction
 	compactCheck time.Time // next compaction check
 	extract      extractState
 
@@ -188,43 +188,31 @@ func (l *loop) rebuild(now time.Time) {
 	if !l.started {
 		l.started, l.rescan = true, true
 	}
+	var w index.Written
+	var err error
 	if l.rescan {
-		// A pull, a restore or a user may have removed them since.
-		l.ensureReservedFiles()
-		if err := store.Scan(); err != nil {
-			l.log.Error("scan memory folder", "err", err)
-		}
+		// A pull, a restore or a user may have removed .gitattributes or
+		// PROTOCOL.md since: Settle writes them when missing.
+		w, err = store.Settle()
 	} else {
 		for p := range l.dirty {
 			if err := store.Refresh(p); err != nil {
 				l.log.Error("read memory file", "file", p, "err", err)
 			}
 		}
+		w, err = store.WriteIndex()
 	}
-	changed, err := store.WriteIndex()
 	if err != nil {
-		l.log.Error("write index", "err", err)
-	} else if changed {
+		l.log.Error("rebuild index", "err", err)
+	} else if w.Changed {
 		l.log.Debug("index rebuilt")
 	}
 	l.rescan = false
 	clear(l.dirty)
 	l.indexDeb.clear()
 	l.commitDeb.touch(now)
-	l.updateIndexStatus(now)
+	l.updateIndexStatus(w, now)
 	l.writeStatus(now)
-}
-
-// ensureReservedFiles writes .gitattributes and PROTOCOL.md when missing;
-// a user's own copy is never replaced.
-func (l *loop) ensureReservedFiles() {
-	dir := l.d.opts.MemoryDir
-	if _, err := index.WriteAttributes(dir); err != nil {
-		l.log.Error("write .gitattributes", "err", err)
-	}
-	if _, err := protocol.Ensure(dir); err != nil {
-		l.log.Error("write PROTOCOL.md", "err", err)
-	}
 }
 
 // commitDue says when the next commit attempt is due: after the debounce,
@@ -260,36 +248,19 @@ func (l *loop) startCommit(ctx context.Context, now time.Time) {
 	go func() { l.results <- l.commit(ctx) }()
 }
 
-// commit is the commit job: it takes the write lock, asks git what differs
-// from HEAD in the memory folder and commits exactly that. It runs on its own
-// goroutine and touches no loop state.
+// commit is the commit job: it takes the write lock and commits exactly
+// what differs from HEAD in the memory folder. It runs on its own goroutine
+// and touches no loop state.
 func (l *loop) commit(ctx context.Context) jobResult {
 	res := jobResult{kind: jobCommit}
-	lock, err := state.TryLock(l.d.opts.StateDir, state.WriteLock, ownerText("commit"))
+	lock, err := state.TryLock(l.d.opts.StateDir, state.WriteLock, state.Owner("memoryd run (commit)"))
 	if err != nil {
 		res.err = fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
 		return res
 	}
 	defer lock.Unlock()
-	g := l.d.deps.Git
-	changes, err := g.Changes(index.Tracked)
-	if err != nil {
-		res.err = err
-		return res
-	}
-	if len(changes) == 0 {
-		return res // e.g. a git pull: the files already equal HEAD
-	}
-	for _, c := range changes {
-		res.paths = append(res.paths, c.Path)
-	}
-	// The commit itself must finish even when shutdown starts meanwhile.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	res.hash, res.err = g.Commit(cctx, gitstore.CommitMessage(res.paths), res.paths)
-	if errors.Is(res.err, gitstore.ErrNothingToCommit) {
-		res.err, res.paths = nil, nil
-	}
+	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, gitstore.CommitMessage)
+	res.hash, res.paths, res.err = c.Hash, c.Paths, err
 	return res
 }
 
@@ -298,7 +269,7 @@ func (l *loop) commit(ctx context.Context) jobResult {
 func (l *loop) finishCommit(r jobResult, now time.Time) {
 	if r.err != nil {
 		l.commitFails++
-		wait := backoff(l.commitFails, commitRetryBase, commitRetryMax)
+		wait := backoff.Delay(l.commitFails, commitRetryBase, commitRetryMax)
 		l.commitRetry = now.Add(wait)
 		l.commitDeb.touch(now)
 		if l.commitFails == 1 || !errors.Is(r.err, gitstore.ErrBusy) {
@@ -364,7 +335,7 @@ func (l *loop) flushCommit() {
 			}
 			return
 		}
-		time.Sleep(backoff(n, 100*time.Millisecond, time.Second))
+		time.Sleep(backoff.Delay(n, 100*time.Millisecond, time.Second))
 	}
 }
 
@@ -392,8 +363,4 @@ func (l *loop) afterJob(ctx context.Context, now time.Time) {
 	if l.job == jobNone {
 		l.maybeExtract(ctx, now)
 	}
-}
-
-func ownerText(job string) string {
-	return fmt.Sprintf("pid %d, memoryd run (%s)", pid(), job)
 }

@@ -1,16 +1,13 @@
 package daemon
 
 import (
+	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/state"
 )
-
-// StatusFile is the name of the status file in the state folder.
-const StatusFile = "status.json"
 
 // Status is what the daemon publishes in status.json for `memoryd status`.
 type Status struct {
@@ -43,9 +40,9 @@ type Status struct {
 	} `json:"git"`
 
 	Compaction struct {
-		Enabled     bool         `json:"enabled"`
-		State       CompactState `json:"state"`
-		NextCheckAt time.Time    `json:"nextCheckAt"`
+		Enabled     bool             `json:"enabled"`
+		State       state.Compaction `json:"state"`
+		NextCheckAt time.Time        `json:"nextCheckAt"`
 	} `json:"compaction"`
 
 	Extraction ExtractStatus `json:"extraction"`
@@ -65,8 +62,8 @@ func (l *loop) initStatus(now time.Time) {
 }
 
 // updateIndexStatus refreshes the index part of the status after a rebuild
-// and logs a budget overrun once when it starts.
-func (l *loop) updateIndexStatus(now time.Time) {
+// that wrote MEMORY.md as w, and logs a budget overrun once when it starts.
+func (l *loop) updateIndexStatus(w index.Written, now time.Time) {
 	snap := l.d.deps.Store.Snapshot()
 	s := &l.status.Index
 	s.Files, s.Conflicts, s.RebuiltAt = len(snap.Memories), snap.Conflicts, now
@@ -74,16 +71,12 @@ func (l *loop) updateIndexStatus(now time.Time) {
 	for _, u := range snap.Unreadable {
 		s.Unreadable = append(s.Unreadable, u.Err.Error())
 	}
-	data, err := os.ReadFile(filepath.Join(l.d.opts.MemoryDir, index.IndexFile))
-	if err != nil {
-		return
-	}
-	over, lines, bytes := l.d.opts.Budget.Over(data)
+	over := l.d.opts.Budget.Exceeded(w.Lines, w.Bytes)
 	if over && !s.OverBudget {
 		l.log.Warn("MEMORY.md is over its budget; compaction will try to shrink the store",
-			"lines", lines, "bytes", bytes, "max_lines", l.d.opts.Budget.Lines, "max_bytes", l.d.opts.Budget.Bytes)
+			"lines", w.Lines, "bytes", w.Bytes, "max_lines", l.d.opts.Budget.Lines, "max_bytes", l.d.opts.Budget.Bytes)
 	}
-	s.OverBudget, s.Lines, s.Bytes = over, lines, bytes
+	s.OverBudget, s.Lines, s.Bytes = over, w.Lines, w.Bytes
 }
 
 // statusEvery is the most often status.json is rewritten: a burst of
@@ -106,9 +99,38 @@ func (l *loop) publishStatus(now time.Time) {
 	l.status.UpdatedAt = now
 	l.status.Compaction.NextCheckAt = l.compactCheck
 	l.status.Extraction = l.extract.status(l.d.opts.Extract, l.status.Extraction.Enabled)
-	if err := state.WriteJSON(l.d.opts.StateDir, StatusFile, &l.status); err != nil {
+	if err := state.WriteJSON(l.d.opts.StateDir, state.StatusFile, &l.status); err != nil {
 		l.log.Error("write status", "err", err)
 	}
 }
 
 func pid() int { return os.Getpid() }
+
+// Problems lists, in words for `memoryd status`, what the status shows
+// to be wrong.
+func (s *Status) Problems() []string {
+	var p []string
+	for _, u := range s.Index.Unreadable {
+		p = append(p, "unreadable memory file: "+u)
+	}
+	if s.Index.OverBudget {
+		p = append(p, fmt.Sprintf("MEMORY.md is over budget: %d lines, %d bytes (budget %d lines, %d bytes)",
+			s.Index.Lines, s.Index.Bytes, s.Index.MaxLines, s.Index.MaxBytes))
+	}
+	if s.Index.Conflicts > 0 {
+		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
+	}
+	if s.Git.Problem != "" && s.Git.Enabled {
+		p = append(p, "git: "+s.Git.Problem)
+	}
+	if s.Git.Paused {
+		p = append(p, "paused while the repository finishes a merge, rebase, cherry-pick or revert")
+	}
+	if s.Compaction.State.LastError != "" {
+		p = append(p, "last compaction failed: "+s.Compaction.State.LastError)
+	}
+	if s.Extraction.LastError != "" {
+		p = append(p, "last extraction failed: "+s.Extraction.LastError)
+	}
+	return p
+}

@@ -34,14 +34,15 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/protocol"
+	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/transcript"
 )
 
@@ -60,7 +61,7 @@ var ErrNothingToDo = errors.New("nothing new to extract")
 type Repo interface {
 	InOperation() bool
 	Busy() error
-	Commit(ctx context.Context, msg string, paths []string) (hash string, err error)
+	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
 }
 
 // Options configure an Extractor. Zero bounds take the defaults.
@@ -113,7 +114,7 @@ func New(opts Options, deps Deps) *Extractor {
 		opts.MaxContext = DefaultMaxContext
 	}
 	if opts.LockOwner == "" {
-		opts.LockOwner = fmt.Sprintf("pid %d, memoryd extraction", os.Getpid())
+		opts.LockOwner = state.Owner("memoryd extraction")
 	}
 	log := opts.Logger
 	if log == nil {

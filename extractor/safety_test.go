@@ -34,7 +34,7 @@ func TestExtractCrashBetweenCommitAndWatermark(t *testing.T) {
 				t.Fatal(err)
 			}
 			head := git(t, e.notes, "rev-parse", "HEAD")
-			os.Remove(filepath.Join(e.state, WatermarksFile)) // the crash: commit made, watermark never written
+			os.Remove(filepath.Join(e.state, state.WatermarksFile)) // the crash: commit made, watermark never written
 
 			e.llm.set(answerWith(mem("create", "feedback", name, "Prefers tabs over spaces", tabsBody)))
 			res, err := e.x.Extract(ctx, "opencode", "ses_1")
@@ -188,7 +188,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if len(e.files()) != 0 || git(t, e.notes, "rev-parse", "HEAD") != head {
 		t.Error("dry run wrote")
 	}
-	if _, err := os.Stat(filepath.Join(e.state, WatermarksFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.state, state.WatermarksFile)); !os.IsNotExist(err) {
 		t.Error("dry run wrote watermarks")
 	}
 }

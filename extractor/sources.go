@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,7 +52,7 @@ func OpenSources(loc transcript.Locations, opts transcript.Options) *Sources {
 	}
 	s.log = s.log.With("component", "extractor")
 	s.mu.Lock()
-	s.rediscover(storesKey(loc))
+	s.rediscover(loc.Fingerprint())
 	s.mu.Unlock()
 	return s
 }
@@ -95,7 +94,7 @@ func (s *Sources) refresh() {
 	if !s.discover {
 		return
 	}
-	key := storesKey(s.loc)
+	key := s.loc.Fingerprint()
 	stale := func() bool {
 		return !s.closed && (key != s.found || (s.err != nil && time.Since(s.errTime) > rediscoverAfterError))
 	}
@@ -110,25 +109,6 @@ func (s *Sources) refresh() {
 	if stale() {
 		s.rediscover(key)
 	}
-}
-
-// storesKey names the stores that exist in loc now: a few stats and a glob.
-func storesKey(loc transcript.Locations) string {
-	parts := loc.OpenCodeDatabases()
-	for _, d := range [][2]string{
-		{loc.OpenCodeData, filepath.Join("storage", "session")},
-		{loc.ClaudeDir, "projects"},
-		{loc.CodexHome, "sessions"},
-	} {
-		if d[0] == "" {
-			continue
-		}
-		p := filepath.Join(d[0], d[1])
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, "\x00")
 }
 
 // Names lists the sources found, for doctor and status.

@@ -8,21 +8,17 @@ import (
 	"github.com/memoryd/memoryd/transcript"
 )
 
-// WatermarksFile is the state file that holds every session's watermark,
-// keyed by "<source>/<session id>".
-const WatermarksFile = "extract-watermarks.json"
-
 // Key names a session in the watermarks file and in the daemon:
 // "<source>/<session id>".
 func Key(source, id string) string { return source + "/" + id }
 
-// watermarks is the content of WatermarksFile.
+// watermarks is the content of state.WatermarksFile, keyed by Key.
 type watermarks map[string]transcript.Watermark
 
 // loadMarks reads the watermarks; a missing file is an empty set.
 func loadMarks(stateDir string) (watermarks, error) {
 	m := watermarks{}
-	err := state.ReadJSON(stateDir, WatermarksFile, &m)
+	err := state.ReadJSON(stateDir, state.WatermarksFile, &m)
 	if err != nil && !state.IsNotExist(err) {
 		return nil, fmt.Errorf("read watermarks: %w", err)
 	}
@@ -45,7 +41,7 @@ func editMarks(stateDir string, edit func(m watermarks)) error {
 	if maps.Equal(before, m) {
 		return nil
 	}
-	if err := state.WriteJSON(stateDir, WatermarksFile, m); err != nil {
+	if err := state.WriteJSON(stateDir, state.WatermarksFile, m); err != nil {
 		return fmt.Errorf("write watermarks: %w", err)
 	}
 	return nil

@@ -92,9 +92,9 @@ func BenchmarkOneChange10k(b *testing.B) {
 		if err := s.Refresh(rel); err != nil {
 			b.Fatal(err)
 		}
-		changed, err := s.WriteIndex()
-		if err != nil || !changed {
-			b.Fatalf("WriteIndex: %v %v", changed, err)
+		w, err := s.WriteIndex()
+		if err != nil || !w.Changed {
+			b.Fatalf("WriteIndex: %v %v", w, err)
 		}
 	}
 }

@@ -14,13 +14,14 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/protocol"
 )
 
 // Reserved file names at the top of a memory folder.
 const (
 	IndexFile      = "MEMORY.md"      // the generated index
 	ConflictsFile  = "_CONFLICTS.md"  // unresolved contradictions flagged by compaction
-	ProtocolFile   = "PROTOCOL.md"    // the write protocol for agents
+	ProtocolFile   = protocol.File    // the write protocol for agents
 	AttributesFile = ".gitattributes" // union merges for the generated files
 )
 

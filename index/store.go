@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/protocol"
 )
 
 // Store caches the parsed memory files of one memory folder, so that after
@@ -115,14 +116,43 @@ func (s *Store) Snapshot() Snapshot {
 	return snap
 }
 
+// Written describes MEMORY.md as WriteIndex left it.
+type Written struct {
+	Changed bool // its bytes changed (and were written)
+	Lines   int  // lines, a last line without a newline included
+	Bytes   int
+}
+
 // WriteIndex builds MEMORY.md from the cache and writes it atomically,
-// only when its bytes differ from the file on disk.
-func (s *Store) WriteIndex() (changed bool, err error) {
-	changed, err = atomicfile.Write(s.dir, IndexFile, Build(s.Snapshot()), 0o644)
+// only when its bytes differ from the file on disk. See the note at the top
+// of file.go for who may call it.
+func (s *Store) WriteIndex() (Written, error) {
+	data := Build(s.Snapshot())
+	w := Written{Bytes: len(data), Lines: countLines(data)}
+	changed, err := atomicfile.Write(s.dir, IndexFile, data, 0o644)
 	if err != nil {
-		return changed, fmt.Errorf("write index: %w", err)
+		return w, fmt.Errorf("write index: %w", err)
 	}
-	return changed, nil
+	w.Changed = changed
+	return w, nil
+}
+
+// Settle brings the folder's generated files up to date with its memory
+// files, as every writer does before it commits: .gitattributes and
+// PROTOCOL.md are written when missing (a user's own copy is never
+// replaced), the whole folder is scanned, and MEMORY.md is written when its
+// bytes change.
+func (s *Store) Settle() (Written, error) {
+	if _, err := WriteAttributes(s.dir); err != nil {
+		return Written{}, err
+	}
+	if _, err := protocol.Ensure(s.dir); err != nil {
+		return Written{}, err
+	}
+	if err := s.Scan(); err != nil {
+		return Written{}, err
+	}
+	return s.WriteIndex()
 }
 
 // attributes is what WriteAttributes writes.

@@ -299,22 +299,25 @@ func TestWriteIndexOnlyOnChange(t *testing.T) {
 	write(t, dir, "user-a.md", memFile("user", "a", "A"))
 	s := NewStore(dir)
 	scan(t, s)
-	changed, err := s.WriteIndex()
-	if err != nil || !changed {
-		t.Fatalf("first write: %v %v", changed, err)
+	w, err := s.WriteIndex()
+	if err != nil || !w.Changed {
+		t.Fatalf("first write: %v %v", w, err)
 	}
 	p := filepath.Join(dir, IndexFile)
 	got, _ := os.ReadFile(p)
 	if string(got) != string(Build(s.Snapshot())) {
 		t.Fatalf("MEMORY.md:\n%s", got)
 	}
+	if w.Bytes != len(got) || w.Lines != strings.Count(string(got), "\n") {
+		t.Fatalf("WriteIndex reports %d lines, %d bytes for\n%s", w.Lines, w.Bytes, got)
+	}
 	old := time.Now().Add(-time.Hour).Truncate(time.Second)
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
 	scan(t, s)
-	if changed, err := s.WriteIndex(); err != nil || changed {
-		t.Fatalf("unchanged: %v %v", changed, err)
+	if w, err := s.WriteIndex(); err != nil || w.Changed {
+		t.Fatalf("unchanged: %v %v", w, err)
 	}
 	if fi, _ := os.Stat(p); !fi.ModTime().Equal(old) {
 		t.Fatalf("MEMORY.md touched: mtime %v", fi.ModTime())
@@ -323,8 +326,8 @@ func TestWriteIndexOnlyOnChange(t *testing.T) {
 	if err := s.Refresh("user-a.md"); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := s.WriteIndex(); err != nil || !changed {
-		t.Fatalf("after change: %v %v", changed, err)
+	if w, err := s.WriteIndex(); err != nil || !w.Changed {
+		t.Fatalf("after change: %v %v", w, err)
 	}
 	if got, _ := os.ReadFile(p); !strings.Contains(string(got), "— new description\n") {
 		t.Fatalf("MEMORY.md:\n%s", got)

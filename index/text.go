@@ -19,6 +19,13 @@ func DefaultBudget() Budget { return Budget{Lines: 200, Bytes: 25 * 1024} }
 // Over reports whether index exceeds the budget, with its line count (a last
 // line without a newline counts) and byte count.
 func (b Budget) Over(index []byte) (over bool, lines, size int) {
+	lines = countLines(index)
+	return b.Exceeded(lines, len(index)), lines, len(index)
+}
+
+// Exceeded reports whether an index of lines and size bytes is over the
+// budget.
+func (b Budget) Exceeded(lines, size int) bool {
 	d := DefaultBudget()
 	if b.Lines <= 0 {
 		b.Lines = d.Lines
@@ -26,11 +33,16 @@ func (b Budget) Over(index []byte) (over bool, lines, size int) {
 	if b.Bytes <= 0 {
 		b.Bytes = d.Bytes
 	}
-	lines = bytes.Count(index, []byte{'\n'})
-	if len(index) > 0 && index[len(index)-1] != '\n' {
-		lines++
+	return lines > b.Lines || size > b.Bytes
+}
+
+// countLines counts lines; a last line without a newline counts.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
 	}
-	return lines > b.Lines || len(index) > b.Bytes, lines, len(index)
+	return n
 }
 
 // CountConflicts returns the number of unresolved contradictions in the

@@ -50,11 +50,6 @@ func TryLock(dir, name, owner string) (*Lock, error) {
 // Unlock releases the lock.
 func (l *Lock) Unlock() error { return l.fl.Unlock() }
 
-// WriteLock is the lock file every git writer of a memory folder holds while
-// it writes and commits: the daemon's commits, compaction, extraction and
-// undo, in any process. One pass at a time per folder.
-const WriteLock = "memory.lock"
-
 // LockWait takes the lock dir/name, waiting for another holder to release
 // it. For short critical sections only (a read-modify-write of a state file).
 func LockWait(dir, name string) (*Lock, error) {
@@ -66,4 +61,13 @@ func LockWait(dir, name string) (*Lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return &Lock{fl: fl}, nil
+}
+
+// Held reports whether another process holds the lock dir/name now.
+func Held(dir, name string) bool {
+	l, err := TryLock(dir, name, Owner("probe"))
+	if err == nil {
+		l.Unlock()
+	}
+	return errors.Is(err, ErrLocked)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Locations says where each agent keeps its transcripts. Empty fields are not searched.
@@ -76,36 +77,73 @@ func (loc Locations) OpenCodeDatabases() []string {
 	return found
 }
 
-// Discover returns a Source for each transcript store in loc that exists now. A store that exists
-// but cannot be opened is left out and named in the returned error; the sources that did open are
-// returned with it. The legacy OpenCode storage is used only when no OpenCode database exists:
-// OpenCode moves it into the database on first start, leaving the old files behind. Call Discover
-// again after a rescan to pick up stores created since; Close the old sources first.
-func Discover(loc Locations, opts Options) ([]Source, error) {
-	var sources []Source
-	var errs []error
+// store is one transcript store that exists.
+type store struct {
+	kind string // "opencode", "opencode-legacy", "claude", "codex"
+	path string // the database, or the folder
+}
+
+// stores lists the transcript stores in loc that exist now: the OpenCode
+// databases, else the legacy OpenCode storage (OpenCode moves it into the
+// database on first start, leaving the old files behind), Claude Code's
+// projects folder and Codex's sessions folder. A few stats and a glob: the
+// one place that knows each agent's layout.
+func (loc Locations) stores() []store {
+	var out []store
 	dbs := loc.OpenCodeDatabases()
 	for _, p := range dbs {
-		s, err := OpenOpenCode(p, opts)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		sources = append(sources, s)
+		out = append(out, store{"opencode", p})
 	}
 	if len(dbs) == 0 && loc.OpenCodeData != "" {
 		if dir := filepath.Join(loc.OpenCodeData, "storage"); isDir(filepath.Join(dir, "session")) {
-			sources = append(sources, NewOpenCodeLegacy(dir, opts))
+			out = append(out, store{"opencode-legacy", dir})
 		}
 	}
 	if loc.ClaudeDir != "" {
 		if dir := filepath.Join(loc.ClaudeDir, "projects"); isDir(dir) {
-			sources = append(sources, NewClaude(dir, opts))
+			out = append(out, store{"claude", dir})
 		}
 	}
 	if loc.CodexHome != "" {
 		if dir := filepath.Join(loc.CodexHome, "sessions"); isDir(dir) {
-			sources = append(sources, NewCodex(dir, opts))
+			out = append(out, store{"codex", dir})
+		}
+	}
+	return out
+}
+
+// Fingerprint names the stores that exist in loc now; it changes when one
+// appears or goes, and is cheap enough to ask every few seconds.
+func (loc Locations) Fingerprint() string {
+	var b strings.Builder
+	for _, s := range loc.stores() {
+		b.WriteString(s.kind + "=" + s.path + "\x00")
+	}
+	return b.String()
+}
+
+// Discover returns a Source for each transcript store in loc that exists now (see stores). A store
+// that exists but cannot be opened is left out and named in the returned error; the sources that
+// did open are returned with it. Call Discover again when Fingerprint changes to pick up stores
+// created since; Close the old sources first.
+func Discover(loc Locations, opts Options) ([]Source, error) {
+	var sources []Source
+	var errs []error
+	for _, st := range loc.stores() {
+		switch st.kind {
+		case "opencode":
+			s, err := OpenOpenCode(st.path, opts)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			sources = append(sources, s)
+		case "opencode-legacy":
+			sources = append(sources, NewOpenCodeLegacy(st.path, opts))
+		case "claude":
+			sources = append(sources, NewClaude(st.path, opts))
+		case "codex":
+			sources = append(sources, NewCodex(st.path, opts))
 		}
 	}
 	return sources, errors.Join(errs...)

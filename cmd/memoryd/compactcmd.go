@@ -6,18 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/memoryd/memoryd/compactor"
-	"github.com/memoryd/memoryd/daemon"
-	"github.com/memoryd/memoryd/gitstore"
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/llm"
-	"github.com/memoryd/memoryd/protocol"
 	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/undo"
 )
 
 func init() {
@@ -39,56 +32,10 @@ func init() {
 	})
 }
 
-// applyDelayEnv is a test hook: milliseconds the compactor pauses before
-// each op it applies, so that an end-to-end test can kill the process in
-// the middle of applying. Never set it in real use.
-const applyDelayEnv = "MEMORYD_TEST_APPLY_DELAY_MS"
-
-// compactJob adapts the compactor to the daemon.
-type compactJob struct{ c *compactor.Compactor }
-
-// Compact runs one pass; a pass with nothing to change is
-// daemon.ErrNothingToDo.
-func (j compactJob) Compact(ctx context.Context) error {
-	_, err := j.c.Compact(ctx)
-	if errors.Is(err, compactor.ErrNothingToDo) {
-		return daemon.ErrNothingToDo
-	}
-	return err
-}
-
-// newCompactor is the daemon's compactor for f.
-func newCompactor(f *folder, c llm.Completer) *compactor.Compactor {
-	return compactor.New(compactorOptions(f, c, "memoryd run", os.Getenv))
-}
-
-func compactorOptions(f *folder, c llm.Completer, who string, getenv func(string) string) compactor.Options {
-	opts := compactor.Options{
-		Dir:        f.dir,
-		StateDir:   f.stateDir,
-		Owner:      fmt.Sprintf("pid %d, %s (compaction)", os.Getpid(), who),
-		LLM:        c,
-		Model:      f.cfg.Compact.Model,
-		Budget:     f.cfg.Compact.Budget,
-		MinEntries: f.cfg.Compact.MinEntries,
-		Logger:     f.log,
-	}
-	if f.repo != nil {
-		opts.Git = f.repo
-	}
-	if ms, err := strconv.Atoi(getenv(applyDelayEnv)); err == nil && ms > 0 {
-		opts.OpDelay = time.Duration(ms) * time.Millisecond
-	}
-	return opts
-}
-
 // runCompact is `memoryd compact`. --force overrides compact.enabled and
 // compact.min_entries (a pass still needs two files); it never overrides
 // the repository, lock, busy and plan checks.
 func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		return usageError{"unexpected arguments: " + fmt.Sprint(args)}
-	}
 	dry, force := flagString(fs, "dry-run") == "true", flagString(fs, "force") == "true"
 	f, err := openFolder(e, fs)
 	if err != nil {
@@ -107,7 +54,7 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if c, ok := client.(io.Closer); ok {
 		defer c.Close()
 	}
-	opts := compactorOptions(f, client, "memoryd compact", e.getenv)
+	opts := compactorOptions(f, client, "memoryd compact")
 	if force {
 		opts.MinEntries = 0
 	}
@@ -121,7 +68,7 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	printResult(e.stdout, res, err)
 	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
 		// The daemon's triggers start counting again from this pass.
-		if _, serr := daemon.UpdateCompactState(f.stateDir, time.Now(), daemon.RecordPass(time.Now())); serr != nil {
+		if _, serr := state.UpdateCompaction(f.stateDir, time.Now(), state.RecordPass(time.Now())); serr != nil {
 			f.log.Warn("record the compaction pass", "err", serr)
 		}
 	}
@@ -173,18 +120,9 @@ func printResult(w io.Writer, res *compactor.Result, err error) {
 
 func short(hash string) string { return hash[:min(12, len(hash))] }
 
-// undoDepth is how many of the memory folder's commits undo searches.
-const undoDepth = 1000
-
 // runUndo is `memoryd undo [COMMIT]`: the memory folder goes back to the
-// checkpoint before the most recent compaction (or before the given
-// compaction, or to the given checkpoint), recorded as a new commit.
-// Pending changes are committed first, so the state undo replaces stays in
-// history; MEMORY.md is rebuilt afterwards.
+// checkpoint before the most recent (or the given) compaction.
 func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 1 {
-		return usageError{"at most one commit"}
-	}
 	f, err := openFolder(e, fs)
 	if err != nil {
 		return err
@@ -193,119 +131,23 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	lock, err := state.TryLock(f.stateDir, state.WriteLock, fmt.Sprintf("pid %d, memoryd undo", os.Getpid()))
-	if err != nil {
-		return fmt.Errorf("another compaction or commit is running for this folder, try again later: %w", err)
-	}
-	defer lock.Unlock()
-	if err := repo.Busy(); err != nil {
-		return err
-	}
-	hist, err := repo.History(undoDepth)
-	if err != nil {
-		return err
-	}
-	t, err := undoTarget(hist, args)
-	if err != nil {
-		return err
-	}
-	committed, err := commitPending(ctx, repo, "commit pending changes before undo")
-	if err != nil {
-		return err
-	}
-	if committed {
-		t.later++
-	}
-	hash, err := repo.Restore(ctx, t.rev, t.message)
-	if errors.Is(err, gitstore.ErrNothingToCommit) {
-		fmt.Fprintf(e.stdout, "nothing to undo: the memory folder already matches %s\n", t.what)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "restored the memory folder to %s in commit %s\n", t.what, short(hash))
-	if t.later > 0 {
-		fmt.Fprintf(e.stdout, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", t.later)
-	}
-	return rebuildAndCommit(ctx, f, repo)
-}
-
-// undoSpec is what undo restores.
-type undoSpec struct {
-	rev     string // for git rev-parse
-	what    string // for people
-	message string // the restore commit's message
-	later   int    // commits after the undone one that touched the folder
-}
-
-// undoTarget picks the restore point in hist (newest first): without
-// args, the most recent compaction (its parent, the checkpoint) or
-// checkpoint (after a pass that died before its compaction commit); with a
-// commit, that compaction's parent or that checkpoint.
-func undoTarget(hist []gitstore.Commit, args []string) (undoSpec, error) {
-	for i, c := range hist {
-		if len(args) == 1 {
-			arg := strings.ToLower(args[0])
-			if len(arg) < 4 || !strings.HasPrefix(c.Hash, arg) {
-				continue
-			}
-		}
-		switch {
-		case strings.HasPrefix(c.Subject, compactor.CompactionPrefix):
-			return undoSpec{rev: c.Hash + "^", what: "the checkpoint before compaction " + short(c.Hash),
-				message: "memory: undo compaction " + short(c.Hash), later: i}, nil
-		case c.Subject == compactor.CheckpointSubject:
-			return undoSpec{rev: c.Hash, what: "checkpoint " + short(c.Hash),
-				message: "memory: undo to checkpoint " + short(c.Hash), later: i}, nil
-		case len(args) == 1:
-			return undoSpec{}, fmt.Errorf("commit %s (%q) is neither a compaction nor a checkpoint; undo restores only those (see 'memoryd history')", short(c.Hash), c.Subject)
-		}
-	}
+	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo}
 	if len(args) == 1 {
-		return undoSpec{}, fmt.Errorf("commit %q is not among the last %d commits of the memory folder (see 'memoryd history')", args[0], undoDepth)
+		opts.Commit = args[0]
 	}
-	return undoSpec{}, errors.New("no compaction to undo: 'memoryd history' lists none")
-}
-
-// commitPending commits what differs from HEAD in the memory folder and
-// reports whether it made a commit; why prefixes an error.
-func commitPending(ctx context.Context, repo *gitstore.Repo, why string) (bool, error) {
-	changes, err := repo.Changes(index.Tracked)
-	if err != nil || len(changes) == 0 {
-		return false, err
-	}
-	paths := make([]string, len(changes))
-	for i, c := range changes {
-		paths[i] = c.Path
-	}
-	_, err = repo.Commit(ctx, gitstore.CommitMessage(paths), paths)
-	if errors.Is(err, gitstore.ErrNothingToCommit) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", why, err)
-	}
-	return true, nil
-}
-
-// rebuildAndCommit rebuilds MEMORY.md after a restore, writes
-// .gitattributes and PROTOCOL.md if the restored checkpoint predates them
-// (as the daemon does whenever they are missing), and commits what changed.
-func rebuildAndCommit(ctx context.Context, f *folder, repo *gitstore.Repo) error {
-	if _, err := index.WriteAttributes(f.dir); err != nil {
+	res, err := undo.Run(ctx, opts)
+	switch {
+	case errors.Is(err, state.ErrLocked):
+		return fmt.Errorf("another compaction or commit is running for this folder, try again later: %w", err)
+	case errors.Is(err, undo.ErrNothingToUndo):
+		fmt.Fprintf(e.stdout, "nothing to undo: the memory folder already matches %s\n", res.What)
+		return nil
+	case res.Commit == "":
 		return err
 	}
-	if _, err := protocol.Ensure(f.dir); err != nil {
-		return err
+	fmt.Fprintf(e.stdout, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
+	if res.Later > 0 {
+		fmt.Fprintf(e.stdout, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", res.Later)
 	}
-	st := index.NewStore(f.dir)
-	if err := st.Scan(); err != nil {
-		return err
-	}
-	if _, err := st.WriteIndex(); err != nil {
-		return err
-	}
-	_, err := commitPending(ctx, repo, "commit the rebuilt index")
 	return err
 }

@@ -161,7 +161,7 @@ func (w *ocWorld) stateDir() string {
 // watermarks reads memoryd's extraction watermarks.
 func (w *ocWorld) watermarks() map[string]transcript.Watermark {
 	m := map[string]transcript.Watermark{}
-	state.ReadJSON(w.stateDir(), extractor.WatermarksFile, &m)
+	state.ReadJSON(w.stateDir(), state.WatermarksFile, &m)
 	return m
 }
 

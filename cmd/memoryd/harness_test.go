@@ -159,19 +159,19 @@ func (w *world) status() daemon.Status {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	state.ReadJSON(sd, daemon.StatusFile, &st)
+	state.ReadJSON(sd, state.StatusFile, &st)
 	return st
 }
 
 // compactState reads the persisted compaction state (churn and passes).
-func (w *world) compactState() daemon.CompactState {
+func (w *world) compactState() state.Compaction {
 	w.t.Helper()
 	sd, err := state.Dir(filepath.Join(w.home, ".local", "state"), w.mem)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	var st daemon.CompactState
-	state.ReadJSON(sd, "compaction.json", &st)
+	var st state.Compaction
+	state.ReadJSON(sd, state.CompactionFile, &st)
 	return st
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/install"
@@ -38,9 +37,6 @@ func init() {
 		{"restart", "Restart the service (after upgrading the binary).", install.Restart},
 	} {
 		register(&command{name: c.name, summary: c.summary, run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-			if len(args) > 0 {
-				return usageError{"unexpected arguments: " + strings.Join(args, " ")}
-			}
 			o, err := installOptions(e, fs, "")
 			if err != nil {
 				return err
@@ -89,31 +85,25 @@ func installOptions(e env, fs *flag.FlagSet, memoryDir string) (install.Options,
 // installMemoryDir finds the folder install should set up: the flag, else
 // MEMORY_DIR, else the config file's memory_dir.
 func installMemoryDir(e env, fs *flag.FlagSet) (string, error) {
-	dir := flagString(fs, "memory-dir")
-	if dir == "" {
-		path, explicit := flagString(fs, "config"), true
-		if path == "" {
-			path, explicit = defaultConfigPath(e), false
-		}
-		cfg, err := config.Load(path, explicit, e.getenv)
-		if err != nil {
-			return "", err
-		}
-		dir = cfg.MemoryDir
+	cfg := config.Default()
+	if dir := flagString(fs, "memory-dir"); dir != "" {
+		// A broken config file must not stop install from mending it.
+		cfg.MemoryDir = dir
+	} else if c, _, err := readConfig(e, fs); err != nil {
+		return "", err
+	} else {
+		cfg = c
 	}
-	if dir == "" {
+	if cfg.MemoryDir == "" {
 		return "", usageError{"say which memory folder to use: --memory-dir DIR"}
 	}
-	if strings.HasPrefix(dir, "~/") {
-		dir = filepath.Join(e.getenv("HOME"), dir[2:])
+	if err := cfg.ExpandHome(e.getenv("HOME")); err != nil {
+		return "", err
 	}
-	return filepath.Abs(dir)
+	return filepath.Abs(cfg.MemoryDir)
 }
 
 func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		return usageError{"unexpected arguments: " + strings.Join(args, " ")}
-	}
 	dir, err := installMemoryDir(e, fs)
 	if err != nil {
 		return err
@@ -135,9 +125,6 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 }
 
 func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		return usageError{"unexpected arguments: " + strings.Join(args, " ")}
-	}
 	dir, _ := installMemoryDir(e, fs) // only used to find OpenCode entries
 	o, err := installOptions(e, fs, dir)
 	if err != nil {

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/state"
-	"github.com/memoryd/memoryd/watcher"
 )
 
 func init() {
@@ -28,17 +27,12 @@ func init() {
 	})
 }
 
-const daemonLock = "daemon.lock"
-
 func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		return usageError{"unexpected arguments: " + fmt.Sprint(args)}
-	}
 	f, err := openFolder(e, fs)
 	if err != nil {
 		return err
 	}
-	lock, err := state.TryLock(f.stateDir, daemonLock, fmt.Sprintf("pid %d, memoryd run for %s", os.Getpid(), f.dir))
+	lock, err := state.TryLock(f.stateDir, state.DaemonLock, state.Owner("memoryd run for "+f.dir))
 	if errors.Is(err, state.ErrLocked) {
 		return fmt.Errorf("another memoryd is already running for %s: %w", f.dir, err)
 	}
@@ -46,54 +40,27 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer lock.Unlock()
-
-	log := f.log
 	if p := f.gitProblem(); p != "" {
-		log.Warn(p)
+		f.log.Warn(p)
 	}
-	deps := daemon.Deps{
-		Watcher: watcher.New(watcher.Options{Dir: f.dir, Ignore: index.Ignored, RescanInterval: f.cfg.Index.Rescan.D(), Logger: log}),
-		Store:   index.NewStore(f.dir),
-	}
-	if f.repo != nil {
-		deps.Git = f.repo
-	} else {
-		deps.GitProblem = f.gitProblem()
-	}
-	jobs, err := wireJobs(ctx, f)
+	deps, closers, err := daemonDeps(f)
+	defer closeAll(closers)
 	if err != nil {
 		return err
 	}
-	defer jobs.close()
-	deps.Compactor, deps.Extraction = jobs.compactor, jobs.extraction
-	opts := daemon.Options{
-		MemoryDir:     f.dir,
-		StateDir:      f.stateDir,
-		IndexQuiet:    f.cfg.Index.Debounce.D(),
-		CommitQuiet:   f.cfg.Git.CommitDebounce.D(),
-		CommitMaxWait: f.cfg.Git.CommitMaxWait.D(),
-		Budget:        index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes},
-		Compact: daemon.CompactPolicy{
-			Enabled:    f.cfg.Compact.Enabled,
-			Churn:      f.cfg.Compact.Churn,
-			MinEntries: f.cfg.Compact.MinEntries,
-			Interval:   f.cfg.Compact.Interval.D(),
-			Poll:       f.cfg.Compact.Poll.D(),
-		},
-		Extract: daemon.ExtractPolicy{Debounce: f.cfg.Extract.Debounce.D()},
-		Version: version(),
-		Logger:  log,
-	}
-	log.Info("memoryd started", "memory_dir", f.dir, "state_dir", f.stateDir, "version", version())
-	err = daemon.New(opts, deps).Run(ctx)
-	log.Info("memoryd stopped")
+	f.log.Info("memoryd started", "memory_dir", f.dir, "state_dir", f.stateDir, "version", version())
+	err = daemon.New(daemonOptions(f), deps).Run(ctx)
+	f.log.Info("memoryd stopped")
 	return err
 }
 
-func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		return usageError{"unexpected arguments: " + fmt.Sprint(args)}
+func closeAll(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
 	}
+}
+
+func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	f, err := openFolder(e, fs)
 	if err != nil {
 		return err
@@ -102,10 +69,7 @@ func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return errors.New("the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first")
 	}
 	st := index.NewStore(f.dir)
-	if err := st.Scan(); err != nil {
-		return err
-	}
-	changed, err := st.WriteIndex()
+	w, err := st.Settle()
 	if err != nil {
 		return err
 	}
@@ -114,7 +78,7 @@ func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		fmt.Fprintf(e.stderr, "unreadable: %v\n", u.Err)
 	}
 	word := "unchanged"
-	if changed {
+	if w.Changed {
 		word = "written"
 	}
 	fmt.Fprintf(e.stdout, "MEMORY.md %s: %d memories, %d unreadable\n", word, len(snap.Memories), len(snap.Unreadable))

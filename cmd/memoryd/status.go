@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,10 +39,10 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}}
-	r.Running = daemonRunning(f.stateDir)
+	r.Running = state.Held(f.stateDir, state.DaemonLock)
 	r.Service = serviceState(ctx, e)
 	var st daemon.Status
-	if err := state.ReadJSON(f.stateDir, daemon.StatusFile, &st); err == nil {
+	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil {
 		r.Daemon = &st
 	} else if !state.IsNotExist(err) {
 		r.Problems = append(r.Problems, err.Error())
@@ -52,7 +51,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		r.Problems = append(r.Problems, p)
 	}
 	if r.Daemon != nil {
-		r.Problems = append(r.Problems, daemonProblems(r.Daemon)...)
+		r.Problems = append(r.Problems, r.Daemon.Problems()...)
 	}
 	if !r.Running {
 		r.Problems = append(r.Problems, "the daemon is not running (start it with 'memoryd start' or 'memoryd run')")
@@ -64,45 +63,6 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	printStatus(e.stdout, r)
 	return nil
-}
-
-// daemonRunning reports whether a daemon holds the folder's instance lock.
-func daemonRunning(stateDir string) bool {
-	l, err := state.TryLock(stateDir, daemonLock, "probe by memoryd status")
-	if errors.Is(err, state.ErrLocked) {
-		return true
-	}
-	if err == nil {
-		l.Unlock()
-	}
-	return false
-}
-
-func daemonProblems(s *daemon.Status) []string {
-	var p []string
-	for _, u := range s.Index.Unreadable {
-		p = append(p, "unreadable memory file: "+u)
-	}
-	if s.Index.OverBudget {
-		p = append(p, fmt.Sprintf("MEMORY.md is over budget: %d lines, %d bytes (budget %d lines, %d bytes)",
-			s.Index.Lines, s.Index.Bytes, s.Index.MaxLines, s.Index.MaxBytes))
-	}
-	if s.Index.Conflicts > 0 {
-		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
-	}
-	if s.Git.Problem != "" && s.Git.Enabled {
-		p = append(p, "git: "+s.Git.Problem)
-	}
-	if s.Git.Paused {
-		p = append(p, "paused while the repository finishes a merge, rebase, cherry-pick or revert")
-	}
-	if s.Compaction.State.LastError != "" {
-		p = append(p, "last compaction failed: "+s.Compaction.State.LastError)
-	}
-	if s.Extraction.LastError != "" {
-		p = append(p, "last extraction failed: "+s.Extraction.LastError)
-	}
-	return p
 }
 
 func printStatus(w io.Writer, r statusReport) {

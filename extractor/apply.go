@@ -2,17 +2,10 @@ package extractor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/state"
@@ -106,9 +99,9 @@ func (x *Extractor) write(ctx context.Context, res *Result) error {
 	paths := make([]string, 0, len(res.Changes)+1)
 	var written []Change
 	for _, c := range res.Changes {
-		changed, err := atomicfile.Write(x.opts.MemoryDir, c.File, c.Data, 0o644)
+		changed, err := index.WriteMemory(x.opts.MemoryDir, c.File, c.Data)
 		if err != nil {
-			return fmt.Errorf("write %s: %w", c.File, err)
+			return err
 		}
 		if changed {
 			written = append(written, c)
@@ -123,38 +116,22 @@ func (x *Extractor) write(ctx context.Context, res *Result) error {
 		return fmt.Errorf("read memory folder: %w", err)
 	}
 	if _, err := x.store.WriteIndex(); err != nil {
-		return fmt.Errorf("write index: %w", err)
+		return err
 	}
 	paths = append(paths, index.IndexFile)
-	// The commit must finish once the files are written, even at shutdown.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	hash, err := repo.Commit(cctx, commitMessage(res.Source, res.Session, written), paths)
-	if errors.Is(err, gitstore.ErrNothingToCommit) {
-		return nil
-	}
+	done, err := repo.CommitPaths(ctx, commitMessage(res.Source, res.Session, written), paths)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	res.Commit = hash
+	res.Commit = done.Hash
 	return nil
 }
 
 // unchanged checks that a planned file is as it was when the pass read it:
-// absent for a create, the same bytes for an update.
+// absent for a create, the same bytes for an update (index.ReadCurrent).
 func (x *Extractor) unchanged(c Change) error {
-	data, err := os.ReadFile(filepath.Join(x.opts.MemoryDir, filepath.FromSlash(c.File)))
-	switch {
-	case c.prev == "" && errors.Is(err, fs.ErrNotExist):
-		return nil
-	case c.prev == "" && err == nil:
-		return fmt.Errorf("%w: %s appeared", ErrChangedOnDisk, c.File)
-	case err != nil:
-		return fmt.Errorf("%w: %s: %w", ErrChangedOnDisk, c.File, err)
-	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != c.prev {
-		return fmt.Errorf("%w: %s was edited", ErrChangedOnDisk, c.File)
+	if _, err := index.ReadCurrent(x.opts.MemoryDir, c.File, c.prev); err != nil {
+		return fmt.Errorf("%w: %w", ErrChangedOnDisk, err)
 	}
 	return nil
 }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"time"
+
+	"github.com/memoryd/memoryd/compactor"
+	"github.com/memoryd/memoryd/daemon"
+	"github.com/memoryd/memoryd/extractor"
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/transcript"
+	"github.com/memoryd/memoryd/watcher"
+)
+
+// This file wires the packages together from a resolved folder: the
+// daemon's options and parts, the LLM client, the compactor and the
+// extractor. Commands call these and nothing else builds them.
+
+// daemonOptions is the daemon's configuration for f.
+func daemonOptions(f *folder) daemon.Options {
+	c := f.cfg
+	return daemon.Options{
+		MemoryDir:     f.dir,
+		StateDir:      f.stateDir,
+		IndexQuiet:    c.Index.Debounce.D(),
+		CommitQuiet:   c.Git.CommitDebounce.D(),
+		CommitMaxWait: c.Git.CommitMaxWait.D(),
+		Budget:        index.Budget{Lines: c.Index.MaxLines, Bytes: c.Index.MaxBytes},
+		Compact: daemon.CompactPolicy{
+			Enabled: c.Compact.Enabled, Churn: c.Compact.Churn, MinEntries: c.Compact.MinEntries,
+			Interval: c.Compact.Interval.D(), Poll: c.Compact.Poll.D(),
+		},
+		Extract: daemon.ExtractPolicy{Debounce: c.Extract.Debounce.D()},
+		Version: version(),
+		Logger:  f.log,
+	}
+}
+
+// daemonDeps builds what the daemon drives. The closers must be closed
+// when the daemon has stopped.
+func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
+	deps := daemon.Deps{
+		Watcher: watcher.New(watcher.Options{Dir: f.dir, Ignore: index.Ignored, RescanInterval: f.cfg.Index.Rescan.D(), Logger: f.log}),
+		Store:   index.NewStore(f.dir),
+	}
+	if f.repo == nil {
+		deps.GitProblem = f.gitProblem()
+	} else {
+		deps.Git = f.repo
+	}
+	client, closers, err := jobLLM(f)
+	if err != nil || client == nil {
+		return deps, closers, err
+	}
+	if f.cfg.Compact.Enabled {
+		deps.Compactor = compactor.New(compactorOptions(f, client, "memoryd run"))
+	}
+	if f.cfg.Extract.Enabled {
+		srcs := openSources(f)
+		closers = append(closers, srcs)
+		deps.Extraction = &daemon.Extraction{Extractor: newExtractor(f, client, srcs, "memoryd run for "+f.dir)}
+	}
+	return deps, closers, nil
+}
+
+// jobLLM is the LLM client of the daemon's jobs, or nil when they are off
+// or impossible (no provider, no repository), which is logged.
+func jobLLM(f *folder) (llm.Completer, []io.Closer, error) {
+	switch {
+	case !f.cfg.Compact.Enabled && !f.cfg.Extract.Enabled:
+		return nil, nil, nil
+	case f.repo == nil:
+		f.log.Warn("compaction and extraction are off: " + f.gitProblem())
+		return nil, nil, nil
+	}
+	client, provider, err := newLLM(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if provider == "none" {
+		f.log.Info("no LLM provider: compaction and extraction are off (set llm.provider)")
+		return nil, nil, nil
+	}
+	var closers []io.Closer
+	if c, ok := client.(io.Closer); ok {
+		closers = append(closers, c)
+	}
+	return client, closers, nil
+}
+
+// providerName resolves the configured provider: "" means opencode when it
+// is on PATH, else none.
+func providerName(f *folder) string {
+	if p := f.cfg.LLM.Provider; p != "" {
+		return p
+	}
+	if _, err := exec.LookPath("opencode"); err == nil {
+		return "opencode"
+	}
+	return "none"
+}
+
+// newLLM builds the configured LLM client.
+func newLLM(f *folder) (llm.Completer, string, error) {
+	provider := providerName(f)
+	c, err := llm.New(llm.Options{
+		Provider: provider,
+		BaseURL:  f.cfg.LLM.BaseURL,
+		APIKey:   f.cfg.LLM.APIKey,
+		Timeout:  f.cfg.LLM.Timeout.D(),
+		StateDir: f.stateDir,
+		Env:      os.Environ(),
+		Logger:   f.log,
+	})
+	if err != nil {
+		return nil, provider, fmt.Errorf("llm: %w", err)
+	}
+	return c, provider, nil
+}
+
+// needLLM is newLLM for commands that cannot work without a provider.
+func needLLM(f *folder) (llm.Completer, error) {
+	c, provider, err := newLLM(f)
+	if err != nil {
+		return nil, err
+	}
+	if provider == "none" {
+		return nil, errors.New("no LLM provider configured: set llm.provider (opencode, openai or anthropic) or MEMORY_LLM_PROVIDER")
+	}
+	return c, nil
+}
+
+// applyDelayEnv is a test hook: milliseconds the compactor pauses before
+// each op it applies, so that an end-to-end test can kill the process in
+// the middle of applying. Never set it in real use.
+const applyDelayEnv = "MEMORYD_TEST_APPLY_DELAY_MS"
+
+// compactorOptions configures the compactor for f; who names the process
+// in the lock.
+func compactorOptions(f *folder, c llm.Completer, who string) compactor.Options {
+	opts := compactor.Options{
+		Dir:        f.dir,
+		StateDir:   f.stateDir,
+		Owner:      state.Owner(who + " (compaction)"),
+		LLM:        c,
+		Model:      f.cfg.Compact.Model,
+		Budget:     f.cfg.Compact.Budget,
+		MinEntries: f.cfg.Compact.MinEntries,
+		Logger:     f.log,
+	}
+	if f.repo != nil {
+		opts.Git = f.repo
+	}
+	if ms, err := strconv.Atoi(f.getenv(applyDelayEnv)); err == nil && ms > 0 {
+		opts.OpDelay = time.Duration(ms) * time.Millisecond
+	}
+	return opts
+}
+
+// transcriptLocations resolves where the agents keep their transcripts, from
+// the command's environment (HOME, XDG_DATA_HOME, OPENCODE_DB,
+// CLAUDE_CONFIG_DIR, CODEX_HOME); extract.opencode_db wins over OPENCODE_DB.
+func transcriptLocations(f *folder) transcript.Locations {
+	home := f.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	db := f.cfg.Extract.OpenCodeDB // ~/ already expanded by config
+	return transcript.DefaultLocations(home, func(k string) string {
+		if k == "OPENCODE_DB" && db != "" {
+			return db
+		}
+		return f.getenv(k)
+	})
+}
+
+// openSources finds the transcript stores. The state folder is skipped as a
+// second guard (besides the opencode provider's own database) so that the
+// daemon's own LLM sessions are never extracted from.
+func openSources(f *folder) *extractor.Sources {
+	return extractor.OpenSources(transcriptLocations(f), transcript.Options{
+		SkipDirs: []string{f.stateDir},
+		Logger:   f.log,
+	})
+}
+
+// newExtractor builds the extractor; who names the process in the lock.
+func newExtractor(f *folder, c llm.Completer, srcs *extractor.Sources, who string) *extractor.Extractor {
+	var repo extractor.Repo
+	if f.repo != nil {
+		repo = f.repo
+	}
+	return extractor.New(extractor.Options{
+		MemoryDir: f.dir,
+		StateDir:  f.stateDir,
+		Model:     f.cfg.Extract.Model,
+		LockOwner: state.Owner(who),
+		Logger:    f.log,
+	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
+}

@@ -1,0 +1,82 @@
+package doctor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/internal/gittest"
+)
+
+func TestMain(m *testing.M) { gittest.Main(m) }
+
+// find returns the findings of one check.
+func find(fs []Finding, check string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Check == check {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestFolderWithoutRepositoryAndBrokenFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "user-a.md"), []byte("---\nname: a\n<<<<<<< HEAD\n"), 0o644)
+	cfg := config.Default()
+	cfg.Extract.Enabled = false
+	_, repoErr := gitstore.Open(dir, gitstore.Options{})
+	fs := Run(context.Background(), Options{Dir: dir, Config: cfg, RepoErr: repoErr, Provider: "none",
+		InstallErr: errors.New("no service here")})
+
+	repo := find(fs, "git repository")
+	if len(repo) != 1 || !strings.Contains(repo[0].Problem, "not inside a git repository") || !strings.Contains(repo[0].Fix, "git -C") {
+		t.Errorf("git repository: %+v", repo)
+	}
+	files := find(fs, "memory files")
+	if len(files) != 1 || !strings.Contains(files[0].Fix, "resolve the git conflict in user-a.md") {
+		t.Errorf("memory files: %+v", files)
+	}
+	if llm := find(fs, "llm provider"); len(llm) != 1 || llm[0].Problem == "" {
+		t.Errorf("llm provider: %+v", llm)
+	}
+	if tr := find(fs, "transcripts"); len(tr) != 1 || tr[0].Problem != "" || !strings.Contains(tr[0].Note, "off") {
+		t.Errorf("transcripts: %+v", tr)
+	}
+	if Problems(fs) < 3 {
+		t.Errorf("%d problems in %+v", Problems(fs), fs)
+	}
+}
+
+func TestHealthyFolderInRepository(t *testing.T) {
+	root := t.TempDir()
+	gittest.Run(t, root, "init", "-q")
+	cfg := config.Default()
+	cfg.Extract.Enabled = false
+	repo, err := gitstore.Open(root, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Run(context.Background(), Options{Dir: root, Config: cfg, Repo: repo, Provider: "none"})
+	for _, check := range []string{"memory folder", "git repository", "git author", "memory files", "index budget", "contradictions"} {
+		if got := find(fs, check); len(got) != 1 || got[0].Problem != "" {
+			t.Errorf("%s: %+v", check, got)
+		}
+	}
+}
+
+func TestFolderErrorSkipsFolderChecks(t *testing.T) {
+	fs := Run(context.Background(), Options{FolderErr: errors.New("memory folder /x does not exist"), InstallErr: errors.New("x")})
+	if len(fs) == 0 || fs[0].Check != "memory folder" || !strings.Contains(fs[0].Fix, "memoryd install") {
+		t.Fatalf("findings: %+v", fs)
+	}
+	if len(find(fs, "git repository")) != 0 || len(find(fs, "llm provider")) != 0 {
+		t.Fatalf("folder checks ran without a folder: %+v", fs)
+	}
+}

@@ -1,0 +1,59 @@
+package state
+
+import (
+	"fmt"
+	"time"
+)
+
+// Compaction is the compaction bookkeeping that survives restarts
+// (CompactionFile). The daemon decides from it when a pass is due; every
+// process that compacts or writes memory files records what it did in it.
+type Compaction struct {
+	Churn           int       `json:"churn"`
+	LastAttemptedAt time.Time `json:"lastAttemptedAt"`
+	LastCompactedAt time.Time `json:"lastCompactedAt"`
+	Failures        int       `json:"failures"`
+	LastError       string    `json:"lastError,omitempty"`
+}
+
+// UpdateCompaction changes the persisted compaction state under its own
+// lock and returns the result, so the daemon and the commands that write
+// memory (`memoryd extract`, `memoryd compact`) can each record what they
+// did without losing the other's update. A missing file starts from a state
+// whose interval counts from now: a new install does not compact at once.
+// A damaged file is replaced by a fresh state, and the error says so.
+func UpdateCompaction(dir string, now time.Time, change func(*Compaction)) (Compaction, error) {
+	lock, err := LockWait(dir, CompactionFile+".lock")
+	if err != nil {
+		return Compaction{}, err
+	}
+	defer lock.Unlock()
+	var st Compaction
+	err = ReadJSON(dir, CompactionFile, &st)
+	if IsNotExist(err) {
+		st, err = Compaction{LastCompactedAt: now}, nil
+	}
+	if err != nil {
+		st = Compaction{LastCompactedAt: now}
+		err = fmt.Errorf("compaction state unreadable, starting afresh: %w", err)
+	}
+	change(&st)
+	if werr := WriteJSON(dir, CompactionFile, st); werr != nil {
+		return st, werr
+	}
+	return st, err
+}
+
+// AddChurn is the change that counts n more memory files changed.
+func AddChurn(n int) func(*Compaction) {
+	return func(s *Compaction) { s.Churn += n }
+}
+
+// RecordPass is the change a finished compaction pass makes: churn cleared,
+// failures forgotten, the interval restarted.
+func RecordPass(now time.Time) func(*Compaction) {
+	return func(s *Compaction) {
+		s.Churn, s.Failures, s.LastError = 0, 0, ""
+		s.LastCompactedAt, s.LastAttemptedAt = now, now
+	}
+}

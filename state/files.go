@@ -1,0 +1,26 @@
+package state
+
+import (
+	"fmt"
+	"os"
+)
+
+// The files of a state folder, every one named here.
+const (
+	// WriteLock is the lock file every git writer of a memory folder holds
+	// while it writes and commits: the daemon's commits, compaction,
+	// extraction and undo, in any process. One writer at a time per folder.
+	WriteLock = "memory.lock"
+	// DaemonLock is held by the one `memoryd run` of a folder.
+	DaemonLock = "daemon.lock"
+	// StatusFile is what the daemon publishes for `memoryd status`.
+	StatusFile = "status.json"
+	// CompactionFile holds Compaction.
+	CompactionFile = "compaction.json"
+	// WatermarksFile holds every agent session's extraction watermark.
+	WatermarksFile = "extract-watermarks.json"
+)
+
+// Owner is the text a lock holder writes about itself, read by whoever the
+// lock refuses: "pid 123, memoryd compact".
+func Owner(what string) string { return fmt.Sprintf("pid %d, %s", os.Getpid(), what) }
