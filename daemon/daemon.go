@@ -86,6 +86,9 @@ func New(opts Options, deps Deps) *Daemon {
 	if opts.Budget == (index.Budget{}) {
 		opts.Budget = index.DefaultBudget()
 	}
+	if opts.Extract.Discover <= 0 {
+		opts.Extract.Discover = 30 * time.Second
+	}
 	if opts.Compact.Poll <= 0 {
 		opts.Compact.Poll = 10 * time.Minute
 	}
@@ -108,7 +111,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 	})
 	if x := d.deps.Extraction; x != nil {
-		wg.Go(func() { x.runWatchers(wctx, d.log) })
+		wg.Go(func() { x.runWatchers(wctx, d.opts.Extract.Discover, d.log) })
 	}
 	l := newLoop(d)
 	err := l.run(ctx)

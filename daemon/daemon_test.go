@@ -158,9 +158,34 @@ func TestLoopRebuildsAfterQuietPeriodAndCommitsAfterDebounce(t *testing.T) {
 		if len(c) != base+1 {
 			t.Fatalf("%d commits, want 1", len(c)-base)
 		}
-		// Quiet period counts from the rebuild, 50 ms after the write.
-		if got := c[base].Sub(t0); got != 2050*time.Millisecond {
-			t.Fatalf("commit %s after the write, want 2.05s", got)
+		// The quiet period counts from the user's write, not from the
+		// rebuild 50 ms later.
+		if got := c[base].Sub(t0); got != 2*time.Second {
+			t.Fatalf("commit %s after the write, want 2s", got)
+		}
+		f.shutdown()
+	})
+}
+
+// The rebuild's own MEMORY.md write comes back from the watcher as an event;
+// it must not restart the quiet period (the commit lagged gitwatch by it).
+func TestLoopOwnIndexWriteDoesNotDelayCommit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		base := f.startSettled()
+		t0 := time.Now()
+		f.write("user-a.md", "first fact")
+		time.Sleep(60 * time.Millisecond)
+		synctest.Wait()
+		f.w.send(index.IndexFile) // what fsnotify reports after the rebuild
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		c := f.git.commitTimes()
+		if len(c) != base+1 {
+			t.Fatalf("%d commits, want 1", len(c)-base)
+		}
+		if got := c[base].Sub(t0); got != 2*time.Second {
+			t.Fatalf("commit %s after the write, want 2s", got)
 		}
 		f.shutdown()
 	})
@@ -199,7 +224,7 @@ func TestLoopRetriesBusyRepositoryWithBackoff(t *testing.T) {
 		time.Sleep(20 * time.Second)
 		synctest.Wait()
 		tries := f.git.attempts()
-		// Attempts at 2.05 s, then +1, +2, +4, +8 s: about five in 20 s, not hundreds.
+		// Attempts at 2 s, then +1, +2, +4, +8 s: about five in 20 s, not hundreds.
 		if tries < 3 || tries > 8 {
 			t.Fatalf("%d commit attempts in 20 s while busy", tries)
 		}

@@ -20,6 +20,14 @@ func (d *debounce) touch(now time.Time) {
 	d.last = now
 }
 
+// touchOnce records a change at now unless one is already pending, so a
+// pending burst keeps its own quiet period.
+func (d *debounce) touchOnce(now time.Time) {
+	if !d.pending {
+		d.touch(now)
+	}
+}
+
 // due returns when the pending changes should be acted on; ok is false when
 // nothing is pending.
 func (d *debounce) due() (at time.Time, ok bool) {

@@ -30,6 +30,10 @@ type Extractor interface {
 // ExtractPolicy holds the extraction timing.
 type ExtractPolicy struct {
 	Debounce time.Duration // idle time after a finished reply
+	// Discover is how often the transcript stores are looked for again, so
+	// that one created after start (a first Claude Code session) is
+	// watched; a few stats each time. Zero means 30 s.
+	Discover time.Duration
 }
 
 // Extraction wires the extractor into the daemon.
@@ -50,9 +54,11 @@ func (x *Extraction) activityChan() chan struct{} {
 
 // runWatchers watches the transcript folders (each alone, not its subtree)
 // and turns any change into one pending activity signal (a 1-buffered
-// channel: bursts collapse). The sources' folders can grow — a new project
-// or date folder — so the list is asked again every watchRefresh.
-func (x *Extraction) runWatchers(ctx context.Context, log *slog.Logger) {
+// channel: bursts collapse). The sources' folders can grow — a new store, a
+// new project or date folder — so the list is asked again every
+// ExtractPolicy.Discover; a new folder's watcher starts with a rescan,
+// which is activity, so its sessions are listed at once.
+func (x *Extraction) runWatchers(ctx context.Context, every time.Duration, log *slog.Logger) {
 	log = log.With("watching", "transcripts")
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -78,12 +84,9 @@ func (x *Extraction) runWatchers(ctx context.Context, log *slog.Logger) {
 			})
 			wg.Go(func() { x.forward(ctx, w.Events()) })
 		}
-		refresh.Reset(watchRefresh)
+		refresh.Reset(every)
 	}
 }
-
-// watchRefresh is how often the transcript folders are listed again.
-const watchRefresh = 10 * time.Minute
 
 // forward turns watcher events into activity signals.
 func (x *Extraction) forward(ctx context.Context, events <-chan watcher.Event) {

@@ -156,7 +156,10 @@ func (l *loop) run(ctx context.Context) error {
 	}
 }
 
-// note records a watcher event.
+// note records a watcher event. The commit's quiet period counts from the
+// user's change, not from the rebuild: MEMORY.md, which the rebuild writes,
+// is only re-read (a hand edit to it is replaced by the next rebuild) and
+// does not restart the quiet period.
 func (l *loop) note(ev watcher.Event, now time.Time) {
 	if ev.Rescan {
 		l.rescan = true
@@ -164,6 +167,9 @@ func (l *loop) note(ev watcher.Event, now time.Time) {
 		l.dirty[ev.Path] = true
 	}
 	l.indexDeb.touch(now)
+	if ev.Path != index.IndexFile {
+		l.commitDeb.touch(now)
+	}
 }
 
 // rebuild re-reads what changed and rewrites MEMORY.md when its bytes
@@ -210,7 +216,11 @@ func (l *loop) rebuild(now time.Time) {
 	l.rescan = false
 	clear(l.dirty)
 	l.indexDeb.clear()
-	l.commitDeb.touch(now)
+	if w.Changed || !l.commitDeb.pending {
+		// A rescan (start-up, a restored folder) or a changed index may
+		// have something to commit that no event announced.
+		l.commitDeb.touchOnce(now)
+	}
 	l.updateIndexStatus(w, now)
 	l.writeStatus(now)
 }
