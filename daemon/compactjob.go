@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/memoryd/memoryd/compactor"
@@ -42,14 +43,19 @@ func (l *loop) maybeCompact(ctx context.Context, now time.Time) {
 	if !due {
 		return
 	}
-	l.log.Info("compaction due", "reason", reason, "churn", l.compact.Churn, "entries", entries)
+	l.log.Info(fmt.Sprintf("compaction started (%s): %s, churn %d", reason, plural(entries, "memory", "memories"), l.compact.Churn))
 	l.updateCompact(now, func(s *state.Compaction) { s.LastAttemptedAt = now })
 	jctx, cancel := context.WithCancel(ctx)
 	l.job, l.jobCancel = jobCompact, cancel
 	go func() {
 		defer cancel()
-		_, err := c.Compact(jctx)
-		l.results <- jobResult{kind: jobCompact, err: err}
+		start := time.Now()
+		res, err := c.Compact(jctx)
+		r := jobResult{kind: jobCompact, err: err, took: time.Since(start)}
+		if res != nil {
+			r.summary, r.hash = res.Summary(), res.Commit
+		}
+		l.results <- r
 	}()
 }
 
@@ -57,14 +63,25 @@ func (l *loop) maybeCompact(ctx context.Context, now time.Time) {
 // nothing to change) resets churn; a failure is retried with backoff.
 func (l *loop) finishCompact(r jobResult, now time.Time) {
 	switch {
-	case r.err == nil || errors.Is(r.err, compactor.ErrNothingToDo):
-		l.log.Info("compaction finished", "changed", r.err == nil)
+	case r.err == nil:
+		l.log.Info(fmt.Sprintf("compaction done: %s (%s, %s)", r.summary, short(r.hash), took(r.took)))
 		l.updateCompact(now, state.RecordPass(now))
+	case errors.Is(r.err, compactor.ErrNothingToDo):
+		l.log.Info(fmt.Sprintf("compaction done: nothing to change (%s)", took(r.took)))
+		l.updateCompact(now, state.RecordPass(now))
+	case errors.Is(r.err, compactor.ErrBoundReached):
+		// Not a failure to retry sooner: it waits for a person, or for
+		// the day's removals to age out. Said once, shown in status.
+		if l.compact.LastError != r.err.Error() {
+			l.log.Warn("compaction paused", "err", r.err)
+		}
+		l.updateCompact(now, func(s *state.Compaction) { s.LastError = r.err.Error() })
+		return
 	case errors.Is(r.err, context.Canceled):
 		l.log.Info("compaction interrupted by shutdown")
 		return
 	default:
-		l.log.Error("compaction failed", "err", r.err, "failures", l.compact.Failures+1)
+		l.log.Error(fmt.Sprintf("compaction failed after %s", took(r.took)), "err", r.err, "failures", l.compact.Failures+1)
 		l.updateCompact(now, func(s *state.Compaction) {
 			s.Failures++
 			s.LastError = r.err.Error()

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -250,8 +251,9 @@ func (l *loop) maybeExtract(ctx context.Context, now time.Time) {
 	src, id := s.Source, s.ID
 	go func() {
 		defer cancel()
+		start := time.Now()
 		res, err := x.Extractor.Extract(jctx, src, id)
-		l.results <- jobResult{kind: jobExtract, err: err, written: len(res.Changes), session: k}
+		l.results <- jobResult{kind: jobExtract, err: err, written: len(res.Changes), session: k, hash: res.Commit, took: time.Since(start)}
 	}()
 }
 
@@ -260,13 +262,14 @@ func (l *loop) finishExtract(r jobResult, now time.Time) {
 	s := l.extract.sessions[r.session]
 	switch {
 	case r.err == nil:
-		l.log.Info("extracted", "session", r.session, "written", r.written)
+		l.log.Info(fmt.Sprintf("extracted %s from %s (%s, %s)", plural(r.written, "memory", "memories"), r.session, short(r.hash), took(r.took)))
 		l.extract.last.session, l.extract.last.at, l.extract.last.written, l.extract.last.err = r.session, now, r.written, ""
 		s.failures = 0
 		l.addChurn(r.written)
 		l.rescan = true
 		l.indexDeb.touch(now)
 	case errors.Is(r.err, extractor.ErrNothingToDo):
+		l.log.Debug("nothing new to extract", "session", r.session)
 		s.failures = 0
 	case errors.Is(r.err, context.Canceled):
 		s.done = time.Time{}

@@ -39,8 +39,10 @@ type jobResult struct {
 	err     error
 	paths   []string // committed paths (jobCommit)
 	hash    string
-	written int    // memory files an extraction wrote (churn)
-	session string // extracted session (jobExtract)
+	written int           // memory files an extraction wrote (churn)
+	session string        // extracted session (jobExtract)
+	summary string        // the commit's subject, or what a compaction did (for the log)
+	took    time.Duration // how long the job ran (for the log)
 }
 
 // loop is the daemon's state. Only accessed from the run goroutine, so no
@@ -210,8 +212,6 @@ func (l *loop) rebuild(now time.Time) {
 	}
 	if err != nil {
 		l.log.Error("rebuild index", "err", err)
-	} else if w.Changed {
-		l.log.Debug("index rebuilt")
 	}
 	l.rescan = false
 	clear(l.dirty)
@@ -269,8 +269,13 @@ func (l *loop) commit(ctx context.Context) jobResult {
 		return res
 	}
 	defer lock.Unlock()
-	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, gitstore.CommitMessage)
-	res.hash, res.paths, res.err = c.Hash, c.Paths, err
+	start := time.Now()
+	message := func(paths []string) string {
+		res.summary = gitstore.CommitMessage(paths)
+		return res.summary
+	}
+	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
+	res.hash, res.paths, res.err, res.took = c.Hash, c.Paths, err, time.Since(start)
 	return res
 }
 
@@ -304,6 +309,7 @@ func (l *loop) finishCommit(r jobResult, now time.Time) {
 		}
 	}
 	l.status.Git.LastCommit, l.status.Git.LastCommitAt = r.hash, now
+	l.log.Info(fmt.Sprintf("committed %s: %s (%s, %s)", plural(len(r.paths), "file", "files"), r.summary, short(r.hash), took(r.took)))
 	l.addChurn(n)
 }
 

@@ -77,6 +77,15 @@ func (l *loop) updateIndexStatus(w index.Written, now time.Time) {
 			"lines", w.Lines, "bytes", w.Bytes, "max_lines", l.d.opts.Budget.Lines, "max_bytes", l.d.opts.Budget.Bytes)
 	}
 	s.OverBudget, s.Lines, s.Bytes = over, w.Lines, w.Bytes
+	// One line when MEMORY.md changed; a rebuild that changes nothing (the
+	// periodic rescan of an idle folder) says nothing at info.
+	if w.Changed {
+		msg := fmt.Sprintf("index rebuilt: %s, %d lines", plural(s.Files, "memory", "memories"), s.Lines)
+		if len(s.Unreadable) > 0 {
+			msg += fmt.Sprintf(", %d unreadable", len(s.Unreadable))
+		}
+		l.log.Info(msg)
+	}
 }
 
 // statusEvery is the most often status.json is rewritten: a burst of
@@ -133,4 +142,28 @@ func (s *Status) Problems() []string {
 		p = append(p, "last extraction failed: "+s.Extraction.LastError)
 	}
 	return p
+}
+
+// plural is "1 memory", "2 memories".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// short is a commit hash as people quote it.
+func short(hash string) string {
+	if hash == "" {
+		return "no commit"
+	}
+	return hash[:min(12, len(hash))]
+}
+
+// took says how long a job ran, for a log line: "35 ms", "4.2 s".
+func took(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
 }
