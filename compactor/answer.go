@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memoryd/memoryd/index"
 )
 
 // Op kinds of a plan.
@@ -34,6 +36,9 @@ type Op struct {
 	Note        string   `json:"note,omitempty"`
 }
 
+// maxLine bounds one line of model text: a description, a reason.
+const maxLine = 2000
+
 // Into is the memory a merge writes.
 type Into struct {
 	Type        string `json:"type"`
@@ -48,7 +53,7 @@ func (op Op) String() string {
 	b.WriteString(op.Op)
 	switch op.Op {
 	case OpMerge:
-		b.WriteString(" " + strings.Join(op.Files, " + "))
+		b.WriteString(" " + strings.Join(displayNames(op.Files), " + "))
 		if op.Into != nil {
 			target := op.Into.Type + "-" + op.Into.Name + ".md"
 			if op.Into.Type == "" {
@@ -57,10 +62,10 @@ func (op Op) String() string {
 			b.WriteString(" -> " + target)
 		}
 	case OpFlag:
-		b.WriteString(" " + strings.Join(op.Files, ", "))
+		b.WriteString(" " + strings.Join(displayNames(op.Files), ", "))
 	default:
 		if op.File != "" {
-			b.WriteString(" " + op.File)
+			b.WriteString(" " + displayName(op.File))
 		}
 	}
 	why := op.Reason
@@ -71,6 +76,18 @@ func (op Op) String() string {
 		b.WriteString(" (" + clip(why, 160) + ")")
 	}
 	return b.String()
+}
+
+// displayName is a file name from the model as it may be shown: cleaned
+// and clipped.
+func displayName(name string) string { return clip(index.CleanText(name, false, maxLine), 120) }
+
+func displayNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = displayName(n)
+	}
+	return out
 }
 
 // UnmarshalJSON accepts what models commonly write: "files" as a single
@@ -89,9 +106,18 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
+	// Text from the model is cleaned of control and bidirectional
+	// characters before it can reach a file, MEMORY.md, _CONFLICTS.md or a
+	// commit message. File names stay as given: check refuses unsafe ones,
+	// and String cleans them for display.
+	line := func(s string) string { return index.CleanText(s, false, maxLine) }
+	text := func(s string) string { return index.CleanText(s, true, index.MaxFileSize) }
 	*op = Op{
-		Op: strings.ToLower(strings.TrimSpace(raw.Op)), Files: raw.Files, Into: raw.Into,
-		Description: raw.Description, Body: raw.Body, Reason: raw.Reason, Note: raw.Note,
+		Op: strings.ToLower(strings.TrimSpace(line(raw.Op))), Files: raw.Files, Into: raw.Into,
+		Description: line(raw.Description), Body: text(raw.Body), Reason: line(raw.Reason), Note: text(raw.Note),
+	}
+	if in := op.Into; in != nil {
+		in.Type, in.Name, in.Description, in.Body = line(in.Type), line(in.Name), line(in.Description), text(in.Body)
 	}
 	switch len(raw.File) {
 	case 0:

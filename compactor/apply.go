@@ -3,10 +3,12 @@ package compactor
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"slices"
 	"time"
 
+	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/index"
 )
 
@@ -20,6 +22,44 @@ type applier struct {
 	delay   time.Duration
 	res     *Result
 	touched map[string]bool // files written or removed
+	// before holds each touched file's bytes before its first change (nil:
+	// it did not exist), so that rollback can put the folder back.
+	before map[string][]byte
+}
+
+// save records rel's bytes before its first change.
+func (a *applier) save(rel string) error {
+	if _, ok := a.before[rel]; ok {
+		return nil
+	}
+	data, err := index.ReadPlain(a.dir, rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = nil
+	case err != nil:
+		return err
+	}
+	a.before[rel] = data
+	return nil
+}
+
+// rollback puts every touched file back as it was before the pass: the
+// checkpoint's state, since the checkpoint committed everything pending.
+func (a *applier) rollback() error {
+	var errs []error
+	for _, rel := range a.paths() {
+		data := a.before[rel]
+		var err error
+		if data == nil {
+			err = atomicfile.Remove(a.dir, rel)
+		} else {
+			_, err = atomicfile.Write(a.dir, rel, data, 0o644)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("put back %s: %w", rel, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // errSkip is an op that must not be applied; its text is the reason.
@@ -97,6 +137,9 @@ func (a *applier) current(m *index.Memory) (*index.Memory, error) {
 }
 
 func (a *applier) write(rel string, data []byte) error {
+	if err := a.save(rel); err != nil {
+		return err
+	}
 	if _, err := index.WriteMemory(a.dir, rel, data); err != nil {
 		return err
 	}
@@ -105,6 +148,9 @@ func (a *applier) write(rel string, data []byte) error {
 }
 
 func (a *applier) remove(rel string) error {
+	if err := a.save(rel); err != nil {
+		return err
+	}
 	if err := index.RemoveMemory(a.dir, rel); err != nil {
 		return err
 	}

@@ -7,17 +7,43 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/memoryd/memoryd/index"
 )
 
-// Mass-delete bound: a batch's plan may remove at most
-// min(maxRemoved, max(1, files/removedShare)) files.
+// Bound on destructive ops: a batch's plan, a whole pass, and all passes
+// of a rolling day (without --force) may each remove or gut at most
+// min(maxRemoved, max(1, files/removedShare)) files. A delete counts one, a
+// merge of k files k-1, a rewrite that drops most of a body one.
 const (
 	maxRemoved   = 20
 	removedShare = 4
+	boundWindow  = 24 * time.Hour
 )
+
+// destructiveLimit is the bound for a store of n files.
+func destructiveLimit(n int) int { return min(maxRemoved, max(1, n/removedShare)) }
+
+// destructive counts what op p takes away: files removed, and a body cut to
+// less than half its text.
+func destructive(p *planned) int {
+	switch {
+	case p.skip != "" || p.dedupe:
+		return 0
+	case p.Op.Op == OpDelete:
+		return 1
+	case p.Op.Op == OpMerge:
+		return len(p.mems) - 1
+	case p.Op.Op == OpRewrite && p.Body != "":
+		old, cur := index.Canonical(p.mems[0].Body), index.Canonical(p.Body)
+		if 2*len(cur) < len(old) {
+			return 1
+		}
+	}
+	return 0
+}
 
 // checker validates the ops of a pass against the scan it was planned
 // from. It is used by one goroutine.
@@ -28,10 +54,13 @@ type checker struct {
 	targets    map[string]bool   // files merges will create
 	log        *slog.Logger
 	res        *Result
+	// budget is what the rest of the pass may still remove or gut.
+	budget int
 }
 
-func newChecker(snap index.Snapshot, log *slog.Logger, res *Result) *checker {
+func newChecker(snap index.Snapshot, log *slog.Logger, res *Result, budget int) *checker {
 	ck := &checker{
+		budget:     budget,
 		byFile:     make(map[string]*index.Memory, len(snap.Memories)),
 		unreadable: make(map[string]bool, len(snap.Unreadable)),
 		used:       map[string]string{},
@@ -262,25 +291,23 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 	return p
 }
 
-// bound refuses a batch's plan whole when it would remove too many files.
+// bound refuses a batch's plan whole when it would remove or gut too many
+// files: more than the batch's own bound, or more than the pass has left.
 func (ck *checker) bound(ps []*planned, b *batch, n int) {
-	removed := 0
+	count := 0
 	for _, p := range ps {
-		if p.skip != "" {
-			continue
-		}
-		switch p.Op.Op {
-		case OpDelete:
-			removed++
-		case OpMerge:
-			removed += len(p.mems) - 1
-		}
+		count += destructive(p)
 	}
-	limit := min(maxRemoved, max(1, len(b.items)/removedShare))
-	if removed <= limit {
+	limit := min(destructiveLimit(len(b.items)), ck.budget)
+	if count <= limit {
+		ck.budget -= count
+		ck.res.Destructive += count
 		return
 	}
-	why := fmt.Sprintf("plan refused: it would remove %d of %d files (at most %d allowed)", removed, len(b.items), limit)
+	why := fmt.Sprintf("plan refused: it would remove or cut down %d of %d files (at most %d allowed)", count, len(b.items), limit)
+	if limit < destructiveLimit(len(b.items)) {
+		why += "; the bound for this pass or the last 24 hours is reached (a person can run 'memoryd compact --force')"
+	}
 	for _, p := range ps {
 		if p.skip == "" {
 			p.skip = why
@@ -288,5 +315,5 @@ func (ck *checker) bound(ps []*planned, b *batch, n int) {
 	}
 	ck.res.refused++
 	ck.res.Problems = append(ck.res.Problems, fmt.Sprintf("request %d: %s", n, why))
-	ck.log.Warn("compaction plan refused", "request", n, "removed", removed, "files", len(b.items), "limit", limit)
+	ck.log.Warn("compaction plan refused", "request", n, "destructive", count, "files", len(b.items), "limit", limit)
 }

@@ -47,6 +47,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/memoryd/memoryd/gitstore"
@@ -75,6 +76,14 @@ var (
 	ErrNothingToDo = errors.New("nothing to compact")
 	// ErrNoGit means the memory folder has no usable git repository.
 	ErrNoGit = errors.New("no git repository: compaction needs a checkpoint")
+	// ErrBoundReached means the passes of the last 24 hours removed or cut
+	// down as many files as the bound allows: unattended compaction waits
+	// for a person (Options.Force).
+	ErrBoundReached = errors.New("compaction paused")
+	// ErrRolledBack means the compaction commit failed and the folder was
+	// put back to the checkpoint (or, when the error says so, could not be
+	// put back whole).
+	ErrRolledBack = errors.New("compaction rolled back to the checkpoint")
 	// ErrRefused means a plan would have removed more files than the bound
 	// allows and was refused whole, and nothing else was left to apply.
 	ErrRefused = errors.New("plan refused")
@@ -85,6 +94,8 @@ type Git interface {
 	Busy() error
 	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
+	Unstage(ctx context.Context, paths []string) error
+	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 	History(n int) ([]gitstore.Commit, error)
 }
 
@@ -110,6 +121,10 @@ type Options struct {
 	// MinEntries: with fewer memory files a pass does nothing and asks
 	// nothing. Values below 2 mean 2.
 	MinEntries int
+	// Force is set when a person asked for the pass (memoryd compact
+	// --force): the bound over a rolling day does not apply; the bounds of
+	// a batch and of a pass still do.
+	Force bool
 	// OpDelay pauses before each applied op. Only for tests that kill the
 	// process in the middle of applying; 0 in real use.
 	OpDelay time.Duration
@@ -144,8 +159,9 @@ func New(opts Options) *Compactor {
 // to the failure.
 type Result struct {
 	DryRun bool
-	// Files is the number of readable memory files in the folder.
-	Files int
+	// Files is the number of readable memory files the pass considered;
+	// LeftOut those it left alone: in a subfolder, or ignored by git.
+	Files, LeftOut int
 	// Batches, Calls and CharsSent count the LLM requests of the pass and
 	// the characters of their system and user prompts.
 	Batches, Calls, CharsSent int
@@ -162,6 +178,9 @@ type Result struct {
 	Problems []string
 	// Counts of Applied by kind.
 	Merged, Deleted, Rewrote, Flagged int
+	// Destructive counts the files the applied ops remove or cut down to
+	// less than half their text, for the bounds.
+	Destructive int
 	// Checkpoint is the commit undo returns to; Commit the compaction
 	// commit. Both "" when no commit was made.
 	Checkpoint, Commit string
@@ -263,10 +282,18 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
 		return res, err
 	}
-	a := &applier{dir: c.opts.Dir, log: c.log, delay: c.opts.OpDelay, res: res, touched: map[string]bool{}}
+	a := &applier{dir: c.opts.Dir, log: c.log, delay: c.opts.OpDelay, res: res,
+		touched: map[string]bool{}, before: map[string][]byte{}}
 	applyErr := a.applyAll(todo)
+	if res.Destructive > 0 {
+		// Recorded before the commit: a crash after it must not reset
+		// the day's count.
+		c.record(res)
+	}
 	if err := c.finish(actx, store, a, res); err != nil {
-		return res, errors.Join(applyErr, err)
+		// All or nothing: without its commit the pass could not be
+		// undone, so the folder goes back to the checkpoint.
+		return res, errors.Join(applyErr, err, c.rollback(actx, store, a, res))
 	}
 	c.log.Info("compaction finished", "summary", res.Summary(), "skipped", len(res.Skipped),
 		"calls", res.Calls, "chars_sent", res.CharsSent, "llm_time", res.LLMTime.Round(time.Millisecond),
@@ -287,12 +314,19 @@ func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*
 	if err := store.Scan(); err != nil {
 		return nil, nil, fmt.Errorf("compaction: %w", err)
 	}
-	snap := store.Snapshot()
+	snap, err := c.eligible(ctx, store.Snapshot(), res)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compaction: %w", err)
+	}
 	res.Files = len(snap.Memories)
 	if res.Files < c.opts.MinEntries {
 		return nil, nil, fmt.Errorf("%w: %d memory files, fewer than %d", ErrNothingToDo, res.Files, c.opts.MinEntries)
 	}
-	all, err := c.plan(ctx, snap, res)
+	budget, err := c.budget(res.Files, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := c.plan(ctx, snap, res, budget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -306,6 +340,68 @@ func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*
 		return nil, nil, c.why(res)
 	}
 	return store, todo, nil
+}
+
+// budget is how many files the pass may remove or cut down: the bound for
+// a store of files, less what passes of the last 24 hours took unless a
+// person forced this one. ErrBoundReached when nothing is left.
+func (c *Compactor) budget(files int, now time.Time) (int, error) {
+	limit := destructiveLimit(files)
+	if c.opts.Force {
+		return limit, nil
+	}
+	var st state.Compaction
+	if err := state.ReadJSON(c.opts.StateDir, state.CompactionFile, &st); err != nil && !state.IsNotExist(err) {
+		c.log.Warn("compaction state unreadable; the daily bound starts afresh", "err", err)
+	}
+	spent := st.RemovedSince(now.Add(-boundWindow))
+	if spent >= limit {
+		return 0, fmt.Errorf("%w: %d files removed or cut down in the last 24 hours, at most %d for %d files; a person can run 'memoryd compact --force'",
+			ErrBoundReached, spent, limit, files)
+	}
+	return limit - spent, nil
+}
+
+// record adds the pass's destructive ops to the rolling day's count.
+func (c *Compactor) record(res *Result) {
+	if _, err := state.UpdateCompaction(c.opts.StateDir, time.Now(), state.AddRemoved(time.Now(), res.Destructive, boundWindow)); err != nil {
+		c.log.Error("record the pass's removals", "err", err)
+	}
+}
+
+// eligible leaves out of snap the files a pass must never change: those in
+// subfolders (compaction works on the top level only) and those git would
+// not commit (ignored and untracked: no checkpoint could bring them back).
+// They are counted in res.LeftOut. A dry run without a repository leaves
+// out only the subfolders.
+func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Result) (index.Snapshot, error) {
+	var top []*index.Memory
+	var files []string
+	for _, m := range snap.Memories {
+		if !strings.Contains(m.File, "/") {
+			top = append(top, m)
+			files = append(files, m.File)
+		}
+	}
+	var ignored map[string]bool
+	if c.opts.Git != nil && len(files) > 0 {
+		var err error
+		if ignored, err = c.opts.Git.Ignored(ctx, files); err != nil {
+			return snap, err
+		}
+	}
+	kept := top[:0:0]
+	for _, m := range top {
+		if !ignored[m.File] {
+			kept = append(kept, m)
+		}
+	}
+	res.LeftOut = len(snap.Memories) - len(kept)
+	if len(ignored) > 0 {
+		c.log.Warn("memory files ignored by git are left out of compaction", "files", len(ignored))
+	}
+	snap.Memories = kept
+	return snap, nil
 }
 
 // why explains a plan with nothing to apply.
@@ -349,6 +445,27 @@ func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
 		return "", errors.New("checkpoint: the memory folder has no commit to return to (are its files ignored by git?)")
 	}
 	return hist[0].Hash, nil
+}
+
+// rollback puts the folder back to the checkpoint after a failed
+// compaction commit: the touched files' bytes, MEMORY.md rebuilt, and the
+// index entries git add may have left staged.
+func (c *Compactor) rollback(ctx context.Context, store *index.Store, a *applier, res *Result) error {
+	err := a.rollback()
+	if err == nil {
+		_, err = store.Settle()
+	}
+	if uerr := c.opts.Git.Unstage(ctx, append(a.paths(), index.IndexFile)); uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	if err != nil {
+		c.log.Error("compaction commit failed and the folder could not be put back whole", "err", err)
+		return fmt.Errorf("%w: %w", ErrRolledBack, err)
+	}
+	c.log.Warn("compaction commit failed; the folder is back at the checkpoint", "checkpoint", res.Checkpoint)
+	res.Problems = append(res.Problems, "the compaction commit failed, so nothing was changed: the folder is back at checkpoint "+res.Checkpoint)
+	res.Applied, res.Merged, res.Deleted, res.Rewrote, res.Flagged = nil, 0, 0, 0, 0
+	return ErrRolledBack
 }
 
 // finish rebuilds the index and makes the compaction commit.

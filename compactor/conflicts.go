@@ -19,6 +19,15 @@ const conflictsHeader = "# Unresolved contradictions\n\n" +
 	"Each section below is a contradiction between memory files that nobody has settled yet.\n" +
 	"Settle one by fixing the files, then delete its section.\n"
 
+// Bounds of _CONFLICTS.md: a note is cut to maxNote bytes, and a flag that
+// would make the file larger than maxConflicts is skipped (a file over
+// index.MaxFileSize could not be read back, and every later flag would
+// fail).
+const (
+	maxNote      = 2000
+	maxConflicts = index.MaxFileSize / 2
+)
+
 // conflictTitle is a flag's section heading: the same files give the same
 // heading, whatever their order, so a contradiction is flagged only once.
 func conflictTitle(files []string) string {
@@ -39,7 +48,8 @@ func conflictSection(files []string, note string) string {
 		b.WriteString("- [" + f + "](" + target + ")\n")
 	}
 	b.WriteString("\n")
-	for line := range strings.SplitSeq(strings.TrimSpace(note), "\n") {
+	note = index.CleanText(strings.TrimSpace(note), true, maxNote)
+	for line := range strings.SplitSeq(note, "\n") {
 		b.WriteString(strings.TrimRight("> "+strings.TrimRight(line, " \t\r"), " ") + "\n")
 	}
 	return b.String()
@@ -71,6 +81,12 @@ func (a *applier) flag(p *planned) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n" + conflictSection(p.Files, p.Note))
+	if b.Len() > maxConflicts {
+		return skipf("%s is full (%d bytes); settle some contradictions first", index.ConflictsFile, len(old))
+	}
+	if err := a.save(index.ConflictsFile); err != nil {
+		return err
+	}
 	if _, err := atomicfile.Write(a.dir, index.ConflictsFile, b.Bytes(), 0o644); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -215,4 +216,11 @@ func goodOps() []map[string]any {
 			"body": "Ana's work email is ana@example.com.", "reason": "clearer"},
 		{"op": "flag", "files": []string{"user-editor-a.md", "user-editor-b.md"}, "note": "vim or emacs?"},
 	}
+}
+
+// gitAddAll stages everything in root, ignoring errors (a test fake's side effect).
+func gitAddAll(root string) {
+	cmd := exec.Command("git", "add", "-A")
+	cmd.Dir = root
+	cmd.Run()
 }

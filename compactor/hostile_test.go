@@ -218,7 +218,7 @@ func TestBoundCountsMergedFiles(t *testing.T) {
 		return plan(merge, map[string]any{"op": "delete", "file": "reference-wiki.md"})
 	})
 	res, err := f.run(f.compactor(10 * time.Second))
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "remove 4 of 12 files (at most 3 allowed)") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "remove or cut down 4 of 12 files (at most 3 allowed)") {
 		t.Fatalf("err %v", err)
 	}
 	if len(res.Skipped) != 2 {

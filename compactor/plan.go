@@ -24,8 +24,8 @@ type planned struct {
 
 // plan makes the pass's ops: deterministic dedupe first, then the model's
 // plans, batch by batch, each validated. Skipped ops are recorded in res.
-func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result) ([]*planned, error) {
-	ck := newChecker(snap, c.log, res)
+func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result, budget int) ([]*planned, error) {
+	ck := newChecker(snap, c.log, res, budget)
 	all, items := ck.dedupe(snap.Memories)
 	if len(items) < 2 {
 		return all, nil

@@ -1,6 +1,8 @@
 package extractor
 
 import (
+	"github.com/memoryd/memoryd/index"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,12 +80,16 @@ func proposal(raw json.RawMessage) Proposal {
 	if json.Unmarshal(raw, &m) != nil {
 		return Proposal{}
 	}
-	s := func(k string) string {
+	// Everything from the model is cleaned of control and bidirectional
+	// characters before it can reach a file, MEMORY.md or a commit
+	// message; "file" is only looked up, never written as given.
+	s := func(k string, multiline bool, limit int) string {
 		v, _ := m[k].(string)
-		return v
+		return index.CleanText(v, multiline, limit)
 	}
-	return Proposal{Action: s("action"), Type: s("type"), Name: s("name"),
-		Description: s("description"), Body: s("body"), File: s("file")}
+	file, _ := m["file"].(string)
+	return Proposal{Action: s("action", false, 40), Type: s("type", false, 40), Name: s("name", false, 200),
+		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file}
 }
 
 // answerJSON finds the JSON value in an answer: the whole text, the inside

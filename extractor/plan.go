@@ -75,7 +75,7 @@ func plan(props []Proposal, snap index.Snapshot, shown map[string]bool) ([]Chang
 		if reason := p.add(prop); reason != "" {
 			name := prop.Name
 			if name == "" {
-				name = prop.File
+				name = index.CleanText(prop.File, false, 200)
 			}
 			p.rejected = append(p.rejected, Rejection{Name: name, Reason: reason})
 		}

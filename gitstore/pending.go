@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -41,8 +42,10 @@ func (r *Repo) CommitPending(ctx context.Context, tracked func(rel string) bool,
 // CommitPaths commits paths (relative to the memory folder) with msg, as
 // Commit does, detached from ctx's cancellation and bounded by
 // CommitTimeout; paths that already match HEAD give the zero Committed and
-// no error.
+// no error. msg is cleaned of NUL and other control characters (text from
+// a model may reach it): a NUL cannot even be passed to git.
 func (r *Repo) CommitPaths(ctx context.Context, msg string, paths []string) (Committed, error) {
+	msg = cleanMessage(msg)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
 	defer cancel()
 	hash, err := r.Commit(cctx, msg, paths)
@@ -53,4 +56,16 @@ func (r *Repo) CommitPaths(ctx context.Context, msg string, paths []string) (Com
 		return Committed{}, err
 	}
 	return Committed{Hash: hash, Paths: paths}, nil
+}
+
+// cleanMessage drops what must not be in a commit message: invalid UTF-8,
+// NUL and control characters other than newline and tab.
+func cleanMessage(msg string) string {
+	msg = strings.ToValidUTF8(msg, "")
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, msg)
 }

@@ -14,6 +14,15 @@ type Compaction struct {
 	LastCompactedAt time.Time `json:"lastCompactedAt"`
 	Failures        int       `json:"failures"`
 	LastError       string    `json:"lastError,omitempty"`
+	// LastPassAt is when a pass last finished; zero when none has (or none
+	// since this field was added). LastCompactedAt cannot say so: a fresh
+	// state sets it to the time it was created, so that the interval counts
+	// from install.
+	LastPassAt time.Time `json:"lastPassAt,omitzero"`
+	// Removed records the destructive ops of recent passes (files removed
+	// or cut down), for the bound over a rolling day; older entries are
+	// dropped when a pass is recorded.
+	Removed []Removal `json:"removed,omitempty"`
 }
 
 // UpdateCompaction changes the persisted compaction state under its own
@@ -54,6 +63,40 @@ func AddChurn(n int) func(*Compaction) {
 func RecordPass(now time.Time) func(*Compaction) {
 	return func(s *Compaction) {
 		s.Churn, s.Failures, s.LastError = 0, 0, ""
-		s.LastCompactedAt, s.LastAttemptedAt = now, now
+		s.LastCompactedAt, s.LastAttemptedAt, s.LastPassAt = now, now, now
+	}
+}
+
+// Removal is one pass's count of destructive ops.
+type Removal struct {
+	At time.Time `json:"at"`
+	N  int       `json:"n"`
+}
+
+// RemovedSince sums the destructive ops recorded after since.
+func (c Compaction) RemovedSince(since time.Time) int {
+	n := 0
+	for _, r := range c.Removed {
+		if r.At.After(since) {
+			n += r.N
+		}
+	}
+	return n
+}
+
+// AddRemoved is the change that records n destructive ops at now and
+// forgets those older than keep.
+func AddRemoved(now time.Time, n int, keep time.Duration) func(*Compaction) {
+	return func(s *Compaction) {
+		kept := s.Removed[:0:0]
+		for _, r := range s.Removed {
+			if r.At.After(now.Add(-keep)) {
+				kept = append(kept, r)
+			}
+		}
+		if n > 0 {
+			kept = append(kept, Removal{At: now, N: n})
+		}
+		s.Removed = kept
 	}
 }

@@ -20,7 +20,7 @@ func init() {
 		summary: "Run one compaction pass now (takes the write lock).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "ask the model and print the validated plan; change nothing, commit nothing")
-			fs.Bool("force", false, "run even when compaction is disabled (compact.enabled) or the folder has fewer files than compact.min_entries")
+			fs.Bool("force", false, "run even when compaction is disabled (compact.enabled), the folder has fewer files than compact.min_entries, or unattended passes removed as much as a day allows")
 		},
 		run: runCompact,
 	})
@@ -56,7 +56,7 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	}
 	opts := compactorOptions(f, client, "memoryd compact")
 	if force {
-		opts.MinEntries = 0
+		opts.MinEntries, opts.Force = 0, true
 	}
 	c := compactor.New(opts)
 	var res *compactor.Result
