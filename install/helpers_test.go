@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // stand-in service managers: shell scripts that log every call to a file
@@ -73,10 +75,7 @@ func newEnv(t *testing.T, goos string) *env {
 		script = strings.Replace(script, "\n", "\n"+vars, 1) // after the #! line
 		writeFile(t, filepath.Join(bin, name), script, 0o755)
 	}
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
+	gitPath := needtool.Path(t, "git")
 	gitRun(t, filepath.Join(root, "notes"), "init", "--quiet")
 	memoryd := filepath.Join(root, "opt", "memoryd")
 	mustMkdir(t, filepath.Dir(memoryd))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/protocol"
 )
 
@@ -224,10 +224,7 @@ func TestInstallWithoutUserManager(t *testing.T) {
 		}
 	})
 	t.Run("real systemctl", func(t *testing.T) {
-		systemctl, err := exec.LookPath("systemctl")
-		if err != nil {
-			t.Skip("systemctl not installed")
-		}
+		systemctl := needtool.Path(t, "systemctl")
 		e := newEnv(t, "linux")
 		// A session-less environment: no bus address, an empty runtime dir.
 		e.opts.Path = filepath.Dir(systemctl)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // openCodeConfig runs the real `opencode debug config` with home and
@@ -19,10 +21,7 @@ import (
 // configuration it resolved.
 func openCodeConfig(t *testing.T, home, xdgConfig string) []string {
 	t.Helper()
-	bin, err := exec.LookPath("opencode")
-	if err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	bin := needtool.Path(t, "opencode")
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
 	mustMkdir(t, work)
@@ -81,9 +80,7 @@ func containsAny(list, want []string) bool {
 // TestRealOpenCodeLoadsWiredInstructions wires and unwires each layout of
 // the global config folder and asks the real OpenCode what it resolved.
 func TestRealOpenCodeLoadsWiredInstructions(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 	jsonc := `{
   // personal settings
   "theme": "dark", /* kept */
@@ -167,9 +164,7 @@ func TestRealOpenCodeLoadsWiredInstructions(t *testing.T) {
 // TestRealOpenCodeAfterInstall runs Install and Uninstall end to end (with
 // stand-in service managers) and checks what the real OpenCode loads.
 func TestRealOpenCodeAfterInstall(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 	e := newEnv(t, "linux")
 	if _, err := Install(context.Background(), e.opts); err != nil {
 		t.Fatal(err)

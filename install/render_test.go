@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // TestSystemdUnitVerifies runs systemd's own checker over the rendered unit.
@@ -16,10 +18,7 @@ import (
 // specifier: if either were not escaped, systemd would look for another file
 // and report it missing.
 func TestSystemdUnitVerifies(t *testing.T) {
-	analyze, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not installed")
-	}
+	analyze := needtool.Path(t, "systemd-analyze")
 	root := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
 	_ "modernc.org/sqlite"
 )
@@ -34,9 +34,7 @@ type ocFixture struct {
 
 func newOCFixture(t *testing.T, handler func(llmtest.Recorded) llmtest.Reply, opts Options) *ocFixture {
 	t.Helper()
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 	f := &ocFixture{srv: llmtest.NewServer(t, handler), home: t.TempDir(), state: t.TempDir()}
 	llmtest.WriteOpenCodeConfig(t, f.home, f.srv)
 	log, logs := newLogger()
@@ -283,9 +281,7 @@ func TestOpenCodeUpstreamErrors(t *testing.T) {
 // environment, as for OPENAI_API_KEY and "openai/gpt-5-mini": the user's
 // credentials are used and the task header still reaches the provider.
 func TestOpenCodeCatalogueProvider(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 	srv := llmtest.NewServer(t, func(llmtest.Recorded) llmtest.Reply { return llmtest.Text("from acme") })
 	home := t.TempDir()
 	catalogue := filepath.Join(t.TempDir(), "models.json")

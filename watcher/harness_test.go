@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // deadline bounds every wait on the real file system: generous, for a slow
@@ -138,9 +140,7 @@ func run(t *testing.T, dir, name string, args ...string) {
 
 func need(t *testing.T, tool string) {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("%s not installed", tool)
-	}
+	needtool.Path(t, tool)
 }
 
 // has reports whether evs holds an event for rel.

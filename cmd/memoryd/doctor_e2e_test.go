@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // fakeServiceTools puts stand-in systemctl and loginctl first on PATH. The
@@ -139,9 +141,7 @@ func TestDoctorChecks(t *testing.T) {
 }
 
 func TestDoctorOpenCodeInstructions(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not installed")
-	}
+	needtool.Path(t, "opencode")
 	w := newWorld(t)
 	out, code := doctorOut(t, w)
 	problem(t, out, code, "opencode instructions", "does not load", "memoryd install --opencode")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/extractor"
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/transcript"
@@ -41,9 +42,7 @@ func waitLong(t testing.TB, what string, cond func() bool) {
 
 func needOpenCode(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 }
 
 // ocWorld is a world with OpenCode configured to use the fake LLM, which

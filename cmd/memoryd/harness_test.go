@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/daemon"
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build memoryd: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := needtool.Run(m) // reports the tests skipped for a missing tool
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
@@ -68,9 +69,7 @@ func TestInstallCommandIdempotentAndUninstall(t *testing.T) {
 // `opencode run`: the system prompt the fake receives must carry MEMORY.md's
 // entries and PROTOCOL.md's rules.
 func TestInstallOpenCodeSendsMemoryToTheModel(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not installed")
-	}
+	needtool.Path(t, "opencode")
 	w := newWorld(t)
 	srv := llmtest.NewServer(t, func(r llmtest.Recorded) llmtest.Reply { return llmtest.Text("noted") })
 	llmtest.WriteOpenCodeConfig(t, w.home, srv)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 func TestRunCreateEditRenameDelete(t *testing.T) {
@@ -63,9 +65,7 @@ func TestRunCreateEditRenameDelete(t *testing.T) {
 }
 
 func TestRunEditorSaves(t *testing.T) {
-	if _, err := exec.LookPath("vim"); err != nil {
-		t.Skip("vim not installed")
-	}
+	needtool.Path(t, "vim")
 	w := newWorld(t)
 	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Vim everywhere."))
 	w.write("user-shell.md", memoryFile("user", "shell", "Uses zsh", "Zsh."))

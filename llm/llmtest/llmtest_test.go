@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
 	_ "modernc.org/sqlite"
 )
@@ -192,9 +193,7 @@ func TestDelayEndsWithClient(t *testing.T) {
 // its answer from the server, offline, and stores the session in the
 // isolated home.
 func TestOpenCodeRun(t *testing.T) {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		t.Skip("opencode not on PATH")
-	}
+	needtool.Path(t, "opencode")
 	home := t.TempDir()
 	srv := llmtest.NewServer(t, func(r llmtest.Recorded) llmtest.Reply { return llmtest.Text("PONG-42") })
 	llmtest.WriteOpenCodeConfig(t, home, srv)
