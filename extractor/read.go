@@ -110,7 +110,7 @@ func renderTranscript(msgs []transcript.Message, maxChars int) rendered {
 			blocks[i] = "[" + m.Role + "] (withheld: the user asked not to remember this)"
 			continue
 		}
-		text, n := Redact(block(m))
+		text, n := block(m)
 		r.redacted += n
 		blocks[i] = text
 		userText[i] = m.Role == "user" && !m.Summary && strings.TrimSpace(m.Text) != ""
@@ -146,25 +146,33 @@ func renderTranscript(msgs []transcript.Message, maxChars int) rendered {
 
 // block renders one message: "[user] …", "[assistant] …" with a
 // "[tool bash: ls -la]" line per tool call, or a summary marked as context.
-func block(m transcript.Message) string {
+// Secrets are redacted from the text and each tool input before anything
+// is cut, so that a cut cannot leave part of a secret unrecognised. It
+// returns how many it redacted.
+func block(m transcript.Message) (string, int) {
 	var b strings.Builder
 	label := m.Role
 	if m.Summary {
 		label = "summary of earlier turns, context only"
 	}
 	b.WriteString("[" + label + "]")
+	redacted := 0
 	if t := strings.TrimSpace(m.Text); t != "" {
+		t, n := Redact(t)
+		redacted += n
 		b.WriteString(" ")
 		b.WriteString(cutMiddle(t, maxMessageChars))
 	}
 	for _, tu := range m.Tools {
 		b.WriteString("\n[tool " + tu.Name)
-		if in := oneLine(tu.Input); in != "" {
+		in, n := Redact(tu.Input)
+		redacted += n
+		if in = oneLine(in); in != "" {
 			b.WriteString(": " + in)
 		}
 		b.WriteString("]")
 	}
-	return b.String()
+	return b.String(), redacted
 }
 
 // cutMiddle keeps the start and the end of a text longer than n bytes.

@@ -1,10 +1,9 @@
 package extractor
 
 import (
-	"math"
 	"regexp"
+	"slices"
 	"strings"
-	"unicode"
 )
 
 // Redacted replaces every secret in a transcript before it is sent to the
@@ -12,92 +11,27 @@ import (
 // secret.
 const Redacted = "[REDACTED]"
 
-// secretRule finds one kind of secret. group is the submatch that is the
-// secret itself (0: the whole match); valid, when set, vets the candidate so
-// that ordinary prose ("the secret is to keep it short") is not taken for one.
-type secretRule struct {
-	name  string
-	hints []string // the rule runs only when s holds one of these (lower-cased), a cheap pre-check
-	re    *regexp.Regexp
-	group int
-	valid func(s string) bool
+// A Finding is one secret in a text: the rule that found it and where it
+// is. It never holds the secret itself, so it can be logged and shown.
+type Finding struct {
+	Kind       string // the rule: "GitHub token", "password", "hex key", …
+	Line       int    // 1-based line of the secret's first byte
+	Start, End int    // byte offsets of the secret in the text
 }
 
-var secretRules = []secretRule{
-	{name: "private key", hints: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
-	{name: "Anthropic key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{name: "OpenAI key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{name: "GitHub token", hints: []string{"gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{name: "AWS access key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
-	{name: "Slack token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{name: "Slack webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+`)},
-	{name: "Google API key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{name: "Stripe key", hints: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}`)},
-	{name: "JWT", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{name: "bearer token", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
-	{name: "URL password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@`), group: 1, valid: notPlaceholder},
-	{
-		name:  "password",
-		hints: []string{"pass", "pwd", "pin"},
-		re:    regexp.MustCompile(`(?i)\b(?:[a-z0-9_.-]*(?:password|passwd|passphrase|passcode)[a-z0-9_]*|pwd|pin)(\s*[:=]\s*|\s+(?:is|was)\s+)("[^"\n]+"|'[^'\n]+'|\S+)`),
-		group: 2,
-	},
-	{
-		name:  "credential",
-		hints: []string{"secret", "token", "key", "credential"},
-		re:    regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[a-z0-9_.-]*\s*[:=]\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;]+)`),
-		group: 1,
-		valid: credentialLike,
-	},
-}
-
-// secretSpans returns the byte ranges of the secrets in s, in order and not
-// overlapping.
-func secretSpans(s string) [][2]int {
-	spans := randomTokens(s)
-	lower := strings.ToLower(s)
-	for _, r := range secretRules {
-		if !containsAny(lower, r.hints) {
-			continue
-		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			lo, hi := m[2*r.group], m[2*r.group+1]
-			if lo < 0 {
-				continue
-			}
-			if r.name == "password" {
-				if !passwordLike(s[m[2]:m[3]], s[lo:hi]) {
-					continue
-				}
-			} else if r.valid != nil && !r.valid(unquote(s[lo:hi])) {
-				continue
-			}
-			spans = append(spans, [2]int{lo, hi})
-		}
+// FindSecrets returns the secrets in text, in order and not overlapping.
+// It is the one detector behind Redact (transcripts before they are sent),
+// HasSecret (the quality gate) and the check of staged files before a
+// commit. Safe for concurrent use.
+func FindSecrets(text string) []Finding {
+	found := secretSpans(text)
+	line, at := 1, 0
+	for i := range found {
+		line += strings.Count(text[at:found[i].Start], "\n")
+		at = found[i].Start
+		found[i].Line = line
 	}
-	return mergeSpans(spans)
-}
-
-func mergeSpans(spans [][2]int) [][2]int {
-	if len(spans) < 2 {
-		return spans
-	}
-	// Insertion sort: a handful of spans at most.
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
-	}
-	out := spans[:1]
-	for _, sp := range spans[1:] {
-		last := &out[len(out)-1]
-		if sp[0] <= last[1] {
-			last[1] = max(last[1], sp[1])
-			continue
-		}
-		out = append(out, sp)
-	}
-	return out
+	return found
 }
 
 // Redact replaces every secret in s with [Redacted] and reports how many it
@@ -111,9 +45,9 @@ func Redact(s string) (string, int) {
 	b.Grow(len(s))
 	at := 0
 	for _, sp := range spans {
-		b.WriteString(s[at:sp[0]])
+		b.WriteString(s[at:sp.Start])
 		b.WriteString(Redacted)
-		at = sp[1]
+		at = sp.End
 	}
 	b.WriteString(s[at:])
 	return b.String(), len(spans)
@@ -124,6 +58,159 @@ func HasSecret(s string) bool {
 	return strings.Contains(s, Redacted) || len(secretSpans(s)) > 0
 }
 
+// secretRule finds one kind of secret. group is the submatch that is the
+// secret (0: the whole match). vet, when set, decides whether the match m,
+// whose secret is s[lo:hi], is one, and where it is: it keeps ordinary
+// prose ("the secret is to keep it short") from being taken for a secret.
+type secretRule struct {
+	name  string
+	hints []string // the rule runs only when s holds one of these (lower-cased), a cheap pre-check
+	re    *regexp.Regexp
+	group int
+	vet   func(s string, m []int, lo, hi int) (int, int, bool)
+}
+
+// secretValue is how an option's value is written: quoted, or up to a space.
+const secretValue = `("[^"\n]*"|'[^'\n]*'|[^\s"'` + "`" + `]\S*)`
+
+// tokenPrefixes start the tokens that services issue with a fixed prefix.
+// One cut short by a truncation that marks its cut ("ghp_aB3…", or
+// cutMiddle's "[… cut …]") is still one: what is left of it must not reach
+// the model.
+const tokenPrefixes = `gh[pousr]_|github_pat_|gl(?:pat|dt|ptt|rt)-|sk-|xox[abposre]-|xapp-|AKIA|ASIA|AIza|eyJ|(?:sk|rk)_(?:live|test)_|whsec_|npm_|hf_|pypi-|SG\.|do[opr]_v1_|shp(?:at|ss|ca|pa)_`
+
+var secretRules = []secretRule{
+	{name: "private key", hints: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
+	{name: "age key", hints: []string{"age-secret-key-"}, re: regexp.MustCompile(`AGE-SECRET-KEY-1[0-9A-Z]{20,}`)},
+	{name: "Anthropic key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+	{name: "OpenAI key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+	{name: "GitHub token", hints: []string{"gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+	{name: "GitLab token", hints: []string{"glpat-", "gldt-", "glptt-", "glrt-"}, re: regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,}`)},
+	{name: "AWS access key", hints: []string{"akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
+	{name: "Slack token", hints: []string{"xox", "xapp-"}, re: regexp.MustCompile(`\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}`)},
+	{name: "Slack webhook", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+`)},
+	{name: "Google API key", hints: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{name: "Stripe key", hints: []string{"_live_", "_test_", "whsec_"}, re: regexp.MustCompile(`\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[A-Za-z0-9]{24,})`)},
+	{name: "package registry token", hints: []string{"npm_", "pypi-"}, re: regexp.MustCompile(`\b(?:npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,})`)},
+	{name: "Hugging Face token", hints: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+	{name: "SendGrid key", hints: []string{"sg."}, re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)},
+	{name: "DigitalOcean token", hints: []string{"_v1_"}, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}`)},
+	{name: "Shopify token", hints: []string{"shpat_", "shpss_", "shpca_", "shppa_"}, re: regexp.MustCompile(`\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`)},
+	{name: "Telegram bot token", hints: []string{":aa"}, re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{30,}`)},
+	{name: "JWT", hints: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{name: "cut token", hints: []string{"…"}, re: regexp.MustCompile(`\b((?:` + tokenPrefixes + `)[A-Za-z0-9_.-]*)(?:…|\n\[… cut …\])`), group: 1},
+	{name: "bearer token", hints: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`), group: 1},
+	{name: "authorization header", hints: []string{"authorization"}, re: regexp.MustCompile(`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest|apikey|key|sso-key)\s+([A-Za-z0-9._~+/:-]{6,}=*)`), group: 1, vet: vetValue(notPlaceholder)},
+	{name: "URL password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]*:([^\s/@]+)@`), group: 1, vet: vetValue(notPlaceholder)},
+	{name: "Azure key", hints: []string{"accountkey", "sharedaccesskey"}, re: regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)\s*=\s*([^\s;&"']+)`), group: 1, vet: vetValue(notPlaceholder)},
+	{name: "Azure signature", hints: []string{"sig="}, re: regexp.MustCompile(`[?&]sig=([A-Za-z0-9%+/=]{16,})`), group: 1},
+	{
+		// mysql -pS3cret: the password is glued to -p ("mysql -p" alone prompts).
+		name: "mysql password", hints: []string{"mysql", "mariadb"},
+		re:    regexp.MustCompile(`\b(?:mysql\w*|mariadb[\w-]*)\b[^\n;|&]*?\s-p("[^"\n]*"|'[^'\n]*'|[^\s"'` + "`" + `-]\S*)`),
+		group: 1, vet: vetValue(notPlaceholder),
+	},
+	{
+		// sshpass -p X, docker/podman/oc/cf/az login -p X, sqlcmd -P X, redis-cli -a X.
+		name: "command password", hints: []string{"sshpass", "login", "sqlcmd", "redis-cli"},
+		re: regexp.MustCompile(`(?:\bsshpass|\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|oc|cf|az)\s+(?:registry\s+)?login)\b[^\n;|&]*?\s-p(?:\s+|=)?` + secretValue +
+			`|\bsqlcmd\b[^\n;|&]*?\s-P\s*` + secretValue + `|\bredis-cli\b[^\n;|&]*?\s-a\s+` + secretValue),
+		vet: firstGroup(flagValue),
+	},
+	{
+		// curl -u user:pw, curl --user=user:pw, httpie -a user:pw ("-u user" alone prompts).
+		name: "curl password", hints: []string{"curl", "http"},
+		re:    regexp.MustCompile(`\b(?:curl|https?)\b[^\n;|&]*?\s(?:-u|--user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:([^\s"']+)`),
+		group: 1, vet: vetValue(notPlaceholder),
+	},
+	{name: "netrc password", hints: []string{"machine"}, re: regexp.MustCompile(`\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)`), group: 1, vet: vetValue(notPlaceholder)},
+	{name: "openssl password", hints: []string{"pass:"}, re: regexp.MustCompile(`(?i)-pass(?:in|out|word)?\s+pass:(\S+)`), group: 1},
+	{
+		// --password X, --client-secret=X, -storepass X, --token X.
+		name: "password option", hints: []string{"-pass", "-pwd", "-secret", "-token", "-api-key", "-apikey", "storepass", "keypass"},
+		re:    regexp.MustCompile(`(?i)(?:^|\s)(?:--?(?:[a-z]+-)*(?:password|passwd|passphrase|pass|pwd|secret|token|api-key|apikey)|-(?:src|dest|new)?(?:store|key)pass)(?:\s+|=)` + secretValue),
+		group: 1, vet: vetValue(flagValue),
+	},
+	{
+		// password=X, "password": "X", PGPASSWORD=X, db_pass: X, pin: X,
+		// "my password is X" (prose: see vetPassword).
+		name: "password", hints: []string{"pass", "pwd", "pin"},
+		re:    regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|passphrase|passcode)[a-z0-9_]*|[a-z0-9_.-]*pwd|[a-z0-9]+[_.-]pass|pin)["']?(\s*(?:=>|[:=])\s*|\s+(?:is|was)\s+)("[^"\n]*"|'[^'\n]*'|\S+)`),
+		group: 3, vet: vetPassword,
+	},
+	{
+		// api_key=X, "client_secret": "X", X-Api-Key: X, token: X.
+		name: "credential", hints: []string{"secret", "token", "key", "credential"},
+		re:    regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|account[_-]?key|credentials?)[a-z0-9_.-]*)["']?\s*(?:=>|[:=])\s*("[^"\n]+"|'[^'\n]+'|[^\s"',;@]+)`),
+		group: 2, vet: vetCredential,
+	},
+	{
+		// "my API key is Zx81kLmQ02pRt7Vw": in prose the value must look made.
+		name: "credential", hints: []string{"secret", "token", "key"},
+		re:    regexp.MustCompile(`(?i)\b(?:api[ _-]?key|secret[ _-]?key|access[ _-]?key|client[ _-]?secret|(?:auth|access|api|bot)[ _-]?token|token|secret)\s+(?:is|was)\s+["'` + "`" + `]?([A-Za-z0-9_./+=:-]{8,})`),
+		group: 1, vet: vetValue(proseKey),
+	},
+}
+
+// secretSpans returns the secrets in s, in order and not overlapping,
+// without their line numbers.
+func secretSpans(s string) []Finding {
+	spans := append(randomTokens(s), hexKeys(s)...)
+	lower := strings.ToLower(s)
+	for _, r := range secretRules {
+		if !containsAny(lower, r.hints) {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			lo, hi := m[2*r.group], m[2*r.group+1]
+			if lo < 0 || lo == hi {
+				continue
+			}
+			if r.vet != nil {
+				var ok bool
+				if lo, hi, ok = r.vet(s, m, lo, hi); !ok {
+					continue
+				}
+			}
+			// A value up to a space may run into the bracket that closes
+			// around it: "[tool bash: … --password X]".
+			for _, pair := range []string{"[]", "()"} {
+				if hi-lo > 1 && s[hi-1] == pair[1] && !strings.Contains(s[lo:hi], pair[:1]) {
+					hi--
+				}
+			}
+			spans = append(spans, Finding{Kind: r.name, Start: lo, End: hi})
+		}
+	}
+	return mergeSpans(spans)
+}
+
+// mergeSpans sorts spans and joins those that overlap.
+func mergeSpans(spans []Finding) []Finding {
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortStableFunc(spans, func(a, b Finding) int { return a.Start - b.Start })
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp.Start <= last.End {
+			last.End = max(last.End, sp.End)
+			if last.Kind == "random token" || last.Kind == "hex key" {
+				last.Kind = sp.Kind // a named rule says better what it is
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// vetValue makes a vet of a test of the unquoted secret.
+func vetValue(valid func(string) bool) func(string, []int, int, int) (int, int, bool) {
+	return func(s string, _ []int, lo, hi int) (int, int, bool) { return lo, hi, valid(unquote(s[lo:hi])) }
+}
+
 func unquote(s string) string {
 	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
 		return s[1 : len(s)-1]
@@ -132,21 +219,83 @@ func unquote(s string) string {
 }
 
 // notPlaceholder rejects values that stand for a secret without being one:
-// "${DB_PASSWORD}", "<password>", "****", "[REDACTED]", "xxx".
+// "${DB_PASSWORD}", "<password>", "****", "[REDACTED]", "xxx", "…".
 func notPlaceholder(s string) bool {
 	s = strings.TrimRight(s, ".,;:!?)")
 	if s == "" || strings.ContainsAny(s[:1], "$<{[*%") {
 		return false
 	}
-	return strings.Trim(strings.ToLower(s), "x*.") != ""
+	return strings.Trim(strings.ToLower(s), "x*.…") != ""
 }
 
-// passwordLike vets the value after "password": after ":" or "=" anything
-// that is not a placeholder; after "is"/"was" (prose) only something that
-// does not read as a word: digits, symbols, mixed case, or a long run.
+// settingWords are values a password or token setting takes that are not
+// secrets: "pin: true", "password: required".
+var settingWords = wordList("true false null none nil yes no on off empty required optional unset undefined disabled enabled default stdin prompt")
+
+// flagValue vets the value of a command-line option: not a placeholder, a
+// setting, a file path ("--secret /run/x") or prose about the option ("pass
+// the --token flag", "never use docker login -p in CI").
+func flagValue(s string) bool {
+	l := strings.ToLower(s)
+	return notPlaceholder(s) && !settingWords[l] && !proseWords[l] && !flagWords[l] && !pathLike(s)
+}
+
+var flagWords = wordList("flag flags option options argument arguments parameter parameters value values switch instead")
+
+// aboutSecret matches the names of settings that are about a secret, not the
+// secret: "secret_name", "token_url", "password_policy", "api_key_id".
+var aboutSecret = regexp.MustCompile(`(?i)[_.-]?(?:name|names|ref|file|path|dir|url|uri|type|kind|id|count|length|len|size|ttl|expiry|expires|version|env|field|header|prefix|policy|rules)$`)
+
+// vetCredential vets a credential assignment: a name that is not about a
+// secret (m[2:4]) and a value that looks made.
+func vetCredential(s string, m []int, lo, hi int) (int, int, bool) {
+	return lo, hi, !aboutSecret.MatchString(s[m[2]:m[3]]) && credentialLike(unquote(s[lo:hi]))
+}
+
+// firstGroup makes a vet of a test of the first group that matched: the
+// value of a regexp made of alternatives.
+func firstGroup(valid func(string) bool) func(string, []int, int, int) (int, int, bool) {
+	return func(s string, m []int, _, _ int) (int, int, bool) {
+		for i := 2; i < len(m); i += 2 {
+			if m[i] >= 0 {
+				return m[i], m[i+1], valid(unquote(s[m[i]:m[i+1]]))
+			}
+		}
+		return 0, 0, false
+	}
+}
+
+func pathLike(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../")
+}
+
+// vetPassword vets the value after "password" (m[2:4] is the setting's
+// name, m[4:6] what joins it to the value). After "=" the value is one
+// token. After ":" or "is"/"was" a value that is a plain word runs on over
+// the plain words after it, a passphrase ("correct horse battery staple");
+// in prose ("is") three such words are needed, so that "the password is
+// wrong, try again" stays prose.
+func vetPassword(s string, m []int, lo, hi int) (int, int, bool) {
+	sep, v := s[m[4]:m[5]], s[lo:hi]
+	if aboutSecret.MatchString(s[m[2]:m[3]]) {
+		return lo, hi, false
+	}
+	if v[0] != '"' && v[0] != '\'' && !strings.Contains(sep, "=") {
+		end, words := passphrase(s, lo)
+		if words >= 3 || words == 2 && strings.Contains(sep, ":") {
+			return lo, end, true
+		}
+	}
+	return lo, hi, passwordLike(sep, v)
+}
+
+// passwordLike vets a single password value: after ":" or "=" anything that
+// is not a placeholder, a setting or a path; after "is"/"was" (prose) only
+// something that does not read as a word: digits, symbols, mixed case, or a
+// long run.
 func passwordLike(sep, value string) bool {
 	v := strings.TrimRight(unquote(value), ".,;:!?)")
-	if !notPlaceholder(v) || len(v) < 3 {
+	if !notPlaceholder(v) || len(v) < 3 || settingWords[strings.ToLower(v)] || pathLike(v) {
 		return false
 	}
 	if strings.ContainsAny(sep, ":=") {
@@ -157,6 +306,42 @@ func passwordLike(sep, value string) bool {
 	}
 	k := kinds(v)
 	return k.digit || k.symbol || (k.upper && k.lower && !startsCapitalWord(v))
+}
+
+// proseWords end a passphrase: the words prose goes on with after "my
+// password is" ("stored in the vault", "never logged", "the same as …").
+var proseWords = wordList(`a an the and or but so for in on at to of from by with without as is are was were be been being
+	not no never always now then still also just only too very than that this these those it its if when while because since
+	until via per into onto over under after before again here there already yet should must will would can could may might
+	has have had do does did stored kept saved set changed rotated required needed managed generated shared hashed encrypted
+	expired reset sent given written used missing empty wrong incorrect invalid valid same different long short strong weak
+	hard easy secret private public optional mandatory thanks please i we you he she they my our your his her their me us
+	them what which who where how why all any some every each both more most less least enough ok okay fine good bad new old
+	right really usually currently probably actually simply rarely weekly daily monthly nightly automatically randomly
+	securely properly`)
+
+// passphrase counts the plain words of a password value that starts at lo,
+// up to the end of its clause (punctuation, a line end) or a proseWord. It
+// returns the end of the last word and how many there are.
+func passphrase(s string, lo int) (end, words int) {
+	end = lo
+	for at := lo; words < 8 && at < len(s); {
+		j := at
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+			j++
+		}
+		w := s[at:j]
+		core := strings.TrimRight(w, `.,;:!?)'"`+"`")
+		if len(core) < 2 || !isWord(core) || proseWords[strings.ToLower(core)] {
+			break
+		}
+		end, words = at+len(core), words+1
+		if len(core) < len(w) || j >= len(s) || s[j] != ' ' {
+			break
+		}
+		at = j + 1
+	}
+	return end, words
 }
 
 // credentialLike vets the value of a "…token=", "…secret:" assignment: long
@@ -178,6 +363,14 @@ func credentialLike(s string) bool {
 	return n >= 2
 }
 
+// proseKey vets a key named in prose ("the token is …"): letters and
+// digits, and mixed case or long, so that "the token is gpt-4o-mini" stays.
+func proseKey(s string) bool {
+	s = strings.TrimRight(s, ".:")
+	k := kinds(s)
+	return notPlaceholder(s) && !pathLike(s) && k.digit && (k.upper && k.lower || len(s) >= 20)
+}
+
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
@@ -187,93 +380,10 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// randomTokens finds runs of 32 or more token characters ([A-Za-z0-9+/=_-])
-// that look machine-made (randomLike): keys of unknown shape, such as an AWS
-// secret key. A scanner, not a regexp: it runs over every transcript.
-func randomTokens(s string) [][2]int {
-	var spans [][2]int
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isTokenByte(s[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start >= 32 && randomLike(s[start:i]) {
-			spans = append(spans, [2]int{start, i})
-		}
-		start = -1
+func wordList(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
 	}
-	return spans
-}
-
-func isTokenByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '=' || c == '_' || c == '-'
-}
-
-// randomLike reports a long token that looks machine-made: upper, lower and
-// digits, high character entropy, and not a path.
-func randomLike(s string) bool {
-	if strings.HasPrefix(s, "/") || strings.Count(s, "/") > 2 || strings.Contains(s, "//") {
-		return false
-	}
-	k := kinds(s)
-	return k.upper && k.lower && k.digit && entropy(s) >= 4.2
-}
-
-type charKinds struct{ lower, upper, digit, symbol bool }
-
-func kinds(s string) charKinds {
-	var k charKinds
-	for _, r := range s {
-		switch {
-		case unicode.IsLower(r):
-			k.lower = true
-		case unicode.IsUpper(r):
-			k.upper = true
-		case unicode.IsDigit(r):
-			k.digit = true
-		default:
-			k.symbol = true
-		}
-	}
-	return k
-}
-
-func isWord(s string) bool {
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// startsCapitalWord: "Monday", "Alice": a capital and then lower case only.
-func startsCapitalWord(s string) bool {
-	for i, r := range s {
-		if (i == 0) != unicode.IsUpper(r) || !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// entropy is the Shannon entropy of s in bits per character.
-func entropy(s string) float64 {
-	var counts [256]int
-	for i := 0; i < len(s); i++ {
-		counts[s[i]]++
-	}
-	h := 0.0
-	n := float64(len(s))
-	for _, c := range counts {
-		if c > 0 {
-			p := float64(c) / n
-			h -= p * math.Log2(p)
-		}
-	}
-	return h
+	return set
 }

@@ -102,9 +102,25 @@ func userText(parts []ocPart) string {
 	return truncate(m.Text, maxLastUserText)
 }
 
-// shortInput makes a tool input one short line.
+// shortInput makes a tool input one short line. A cut never keeps the start of a word: a token
+// cut by the limit ("ghp_aB3dE…") would be too short for the extractor's secret detector to
+// know, which runs later, on what is left. So the word the limit falls in goes whole; a single
+// word longer than the limit (a URL, a connection string) keeps what comes before its query
+// string, or else its last "/", ";" or "&" before the limit, or nothing.
 func shortInput(s string) string {
-	return truncate(strings.Join(strings.Fields(s), " "), MaxToolInput)
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= MaxToolInput {
+		return s
+	}
+	const ellipsis = "…"
+	cut := MaxToolInput - len(ellipsis) // s[:cut] fits; s[cut] is the first byte that does not
+	if i := strings.LastIndexByte(s[:cut+1], ' '); i > 0 {
+		return s[:i] + ellipsis
+	}
+	if i := strings.IndexByte(s[:cut], '?'); i > 0 {
+		return s[:i] + ellipsis
+	}
+	return s[:strings.LastIndexAny(s[:cut], "/;&")+1] + ellipsis
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut with "…".
