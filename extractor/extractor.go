@@ -62,6 +62,7 @@ type Repo interface {
 	InOperation() bool
 	Busy() error
 	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
+	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 }
 
 // Options configure an Extractor. Zero bounds take the defaults.
@@ -213,10 +214,42 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, err
 	}
 	res.Changes, res.Rejected = plan(props, snap, mem.shown)
+	if len(res.Rejected) > 0 {
+		x.log.Info("proposals not written", "session", key, "rejected", len(res.Rejected))
+	}
+	if err := x.dropIgnored(ctx, &res); err != nil {
+		return res, err
+	}
 	if dry {
 		return res, nil
 	}
 	return x.apply(ctx, res, key, b.mark)
+}
+
+// dropIgnored refuses the changes to files git would not commit (ignored
+// and untracked): no commit would keep them, so nothing could undo them.
+func (x *Extractor) dropIgnored(ctx context.Context, res *Result) error {
+	if x.deps.Repo == nil || len(res.Changes) == 0 {
+		return nil
+	}
+	files := make([]string, len(res.Changes))
+	for i, c := range res.Changes {
+		files[i] = c.File
+	}
+	ignored, err := x.deps.Repo.Ignored(ctx, files)
+	if err != nil || len(ignored) == 0 {
+		return err
+	}
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		if ignored[c.File] {
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "git ignores " + c.File + "; memoryd never writes a file no commit would keep"})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	res.Changes = kept
+	return nil
 }
 
 // readSession reads the session's messages after its watermark. A session

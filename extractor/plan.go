@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/memoryd/memoryd/index"
@@ -9,6 +10,10 @@ import (
 
 // maxBody bounds a memory body the model proposes: one fact is a few lines.
 const maxBody = 8000
+
+// maxChanges bounds the files one pass writes: an answer with a thousand
+// "memories" is not a session's worth of durable facts.
+const maxChanges = 20
 
 // Change is one memory file a pass writes (or, in a dry run, would write).
 type Change struct {
@@ -72,7 +77,11 @@ func (p *planner) remember(file, desc, body string) {
 func plan(props []Proposal, snap index.Snapshot, shown map[string]bool) ([]Change, []Rejection) {
 	p := newPlanner(snap, shown)
 	for _, prop := range props {
-		if reason := p.add(prop); reason != "" {
+		reason := "more than " + strconv.Itoa(maxChanges) + " memories in one pass"
+		if len(p.changes) < maxChanges {
+			reason = p.add(prop)
+		}
+		if reason != "" {
 			name := prop.Name
 			if name == "" {
 				name = index.CleanText(prop.File, false, 200)
@@ -163,6 +172,8 @@ func (p *planner) update(m *index.Memory, desc, body string) string {
 	switch {
 	case m.Readonly:
 		return m.File + " is readonly"
+	case strings.Contains(m.File, "/"):
+		return m.File + " is in a subfolder; memoryd changes only top-level files"
 	case p.planned[m.File]:
 		return "proposed twice: " + m.File
 	}
