@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
@@ -178,19 +180,31 @@ func (d *doctor) openCode() {
 
 // llm says which provider is used and whether it answers.
 func (d *doctor) llm() {
+	if !d.provider() {
+		return
+	}
+	d.model()
+	if d.o.Live != nil {
+		d.liveCall()
+	}
+}
+
+// provider says which provider is used and whether it can be reached;
+// false when it cannot be used at all.
+func (d *doctor) provider() bool {
 	provider := d.o.Provider
 	switch provider {
 	case "none":
 		d.bad("llm provider", "none configured: compaction and extraction are off",
 			"set llm.provider in "+d.o.ConfigPath+" (opencode, openai or anthropic), or MEMORY_LLM_PROVIDER")
-		return
+		return false
 	case "opencode":
 		if _, err := exec.LookPath("opencode"); err != nil {
 			d.bad("llm provider", "opencode is the provider but is not on PATH", "install OpenCode, or choose another llm.provider")
-			return
+			return false
 		}
 		d.ok("llm provider", "opencode (uses OpenCode's own provider settings)")
-		return
+		return true
 	}
 	base := d.o.Config.LLM.BaseURL
 	if base == "" {
@@ -206,7 +220,53 @@ func (d *doctor) llm() {
 		d.bad("llm provider", provider+" has no API key", "set MEMORY_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	default:
 		d.ok("llm provider", provider+" at "+base)
+		return true
 	}
+	return false
+}
+
+// model checks, without a paid call, that the provider offers the models
+// extraction and compaction use.
+func (d *doctor) model() {
+	offered, err := llm.Models(d.ctx, d.o.LLM)
+	if err != nil {
+		d.ok("llm model", fmt.Sprintf("%s (the provider's model list could not be read: %v)", d.o.Config.Extract.Model, err))
+		return
+	}
+	fix := "set extract.model (and compact.model) to one the provider lists"
+	if d.o.Provider == "opencode" {
+		fix += ": opencode models"
+	}
+	for _, m := range slices.Compact([]string{d.o.Config.Extract.Model, d.o.Config.Compact.Model}) {
+		if !slices.Contains(offered, m) {
+			d.bad("llm model", fmt.Sprintf("%s does not offer %s (%d models offered)", d.o.Provider, m, len(offered)), fix)
+			return
+		}
+	}
+	d.ok("llm model", d.o.Config.Extract.Model)
+}
+
+// liveCall makes one tiny real call (doctor --llm) and reports its latency
+// and tokens.
+func (d *doctor) liveCall() {
+	start := time.Now()
+	resp, err := d.o.Live.Complete(d.ctx, llm.Request{Task: "doctor", Model: d.o.Config.Extract.Model,
+		Prompt: "Answer with the single word: ok"})
+	took := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		d.bad("llm call", fmt.Sprintf("%s failed after %s: %v", d.o.Config.Extract.Model, took, err), "check the model and the provider's credentials")
+		return
+	}
+	d.ok("llm call", fmt.Sprintf("%s answered in %s (%d tokens in, %d out): %q",
+		d.o.Config.Extract.Model, took, resp.InputTokens, resp.OutputTokens, clipText(resp.Text, 40)))
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // transcripts reports which transcript stores extraction reads.

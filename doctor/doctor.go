@@ -12,6 +12,7 @@ import (
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/llm"
 )
 
 // Finding is one check's outcome: ok (Problem empty), or a problem and its
@@ -39,8 +40,12 @@ type Options struct {
 	User       string // the login name, for loginctl
 	// OpenCodeDir is OpenCode's global config folder.
 	OpenCodeDir string
-	// Provider is the resolved llm.provider.
+	// Provider is the resolved llm.provider; LLM the client options, for
+	// listing the provider's models.
 	Provider string
+	LLM      llm.Options
+	// Live, when set (doctor --llm), makes one tiny real call.
+	Live llm.Completer
 	// Sources are the transcript stores extraction would read.
 	Sources *extractor.Sources
 }

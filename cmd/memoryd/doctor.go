@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/memoryd/memoryd/doctor"
 	"github.com/memoryd/memoryd/install"
@@ -12,8 +13,12 @@ import (
 func init() {
 	register(&command{
 		name:    "doctor",
+		args:    "[--llm]",
 		summary: "Check the setup; print each problem with the command that fixes it (exit 1 if any).",
-		run:     runDoctor,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("llm", false, "also make one tiny real call to the model and report its latency and tokens")
+		},
+		run: runDoctor,
 	})
 }
 
@@ -30,6 +35,18 @@ func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		o.Dir, o.Config, o.ConfigPath = f.dir, f.cfg, f.cfgPath
 		o.Repo, o.RepoErr = f.repo, f.repoErr
 		o.Provider = providerName(f)
+		if o.Provider == "opencode" {
+			openCodeModel(f)
+		}
+		o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
+		if flagString(fs, "llm") == "true" && o.Provider != "none" {
+			if c, _, err := newLLM(f); err == nil {
+				o.Live = c
+				if cl, ok := c.(io.Closer); ok {
+					defer cl.Close()
+				}
+			}
+		}
 		if f.cfg.Extract.Enabled {
 			o.Sources = openSources(f)
 			defer o.Sources.Close()

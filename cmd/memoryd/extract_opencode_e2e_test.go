@@ -197,3 +197,45 @@ func TestExtractNeverReadsOwnSessions(t *testing.T) {
 		t.Errorf("second extract: %d, %d requests\n%s", code, len(w.extractions()), out)
 	}
 }
+
+// TestExtractUsesOpenCodesOwnModel: with OpenCode as the provider and no
+// extract.model, extraction uses the user's OpenCode small_model; the
+// built-in default (openai/gpt-5-mini) is a provider most OpenCode setups
+// lack, and the first extraction used to fail on it.
+func TestExtractUsesOpenCodesOwnModel(t *testing.T) {
+	w := newOCWorld(t)
+	w.env = append(w.env, llmtest.OpenCodeEnv(w.home)...)
+	w.env = append(w.env, "MEMORY_LLM_PROVIDER=opencode", "MEMORY_LLM_TIMEOUT_MS=120000")
+	w.answer(answerMemories(memJSON("create", "user", "tea", "Drinks tea, not coffee", "Offer tea rather than coffee in examples and small talk.")))
+	w.opencode("", "Remember that I drink tea, not coffee.")
+	out, code := w.runCmd(nil, "extract")
+	if code != 0 || !strings.Contains(out, "created user-tea.md") {
+		t.Fatalf("extract: %d\n%s", code, out)
+	}
+	if ex := w.extractions(); len(ex) != 1 {
+		t.Fatalf("%d extraction requests", len(ex))
+	}
+}
+
+// TestDoctorChecksTheModel: doctor says whether the provider offers the
+// model (no paid call), and doctor --llm makes one real call and reports
+// its latency and tokens.
+func TestDoctorChecksTheModel(t *testing.T) {
+	w := newOCWorld(t)
+	w.env = append(w.env, llmtest.OpenCodeEnv(w.home)...)
+	w.env = append(w.env, "MEMORY_LLM_PROVIDER=opencode", "MEMORY_LLM_TIMEOUT_MS=120000")
+	out, _ := w.runCmd(nil, "doctor")
+	if !strings.Contains(out, "ok       llm model: "+llmtest.ModelRef) {
+		t.Fatalf("doctor with OpenCode's own model:\n%s", out)
+	}
+	out, _ = w.runCmd([]string{"MEMORY_EXTRACT_MODEL=openai/gpt-5-mini"}, "doctor")
+	if !strings.Contains(out, "PROBLEM  llm model: opencode does not offer openai/gpt-5-mini") ||
+		!strings.Contains(out, "fix: set extract.model (and compact.model) to one the provider lists: opencode models") {
+		t.Fatalf("doctor with a model OpenCode lacks:\n%s", out)
+	}
+	before := len(w.srv.Requests())
+	out, _ = w.runCmd(nil, "doctor", "--llm")
+	if !strings.Contains(out, "ok       llm call: "+llmtest.ModelRef+" answered in ") || len(w.srv.Requests()) <= before {
+		t.Fatalf("doctor --llm:\n%s", out)
+	}
+}

@@ -22,6 +22,9 @@ type folder struct {
 	repoErr  error          // why repo is nil
 	log      *slog.Logger
 	getenv   func(string) string // the command's environment
+	// modelResolved is set once the models were taken from OpenCode's
+	// configuration (see openCodeModel).
+	modelResolved bool
 }
 
 // openFolder loads the configuration and resolves the memory folder, which

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/compactor"
+	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/index"
@@ -110,7 +112,43 @@ func providerName(f *folder) string {
 // newLLM builds the configured LLM client.
 func newLLM(f *folder) (llm.Completer, string, error) {
 	provider := providerName(f)
-	c, err := llm.New(llm.Options{
+	if provider == "opencode" {
+		openCodeModel(f)
+	}
+	c, err := llm.New(llmOptions(f, provider))
+	if err != nil {
+		return nil, provider, fmt.Errorf("llm: %w", err)
+	}
+	return c, provider, nil
+}
+
+// openCodeModel: with the opencode provider and no model configured, the
+// jobs use the user's own OpenCode small_model, else its model (the
+// built-in default names a model most OpenCode setups do not have).
+func openCodeModel(f *folder) {
+	if f.cfg.Origin("extract.model").Source != config.FromDefault || f.modelResolved {
+		return
+	}
+	f.modelResolved = true
+	m, err := llm.OpenCodeDefaultModel(context.Background(), "", os.Environ())
+	switch {
+	case err != nil:
+		f.log.Warn("could not read OpenCode's model; set extract.model", "err", err, "using", f.cfg.Extract.Model)
+		return
+	case m == "":
+		f.log.Warn("OpenCode has no small_model or model set; set extract.model (memoryd doctor lists what OpenCode offers)", "using", f.cfg.Extract.Model)
+		return
+	}
+	if f.cfg.Origin("compact.model").Source == config.FromDefault {
+		f.cfg.Compact.Model = m
+	}
+	f.cfg.Extract.Model = m
+	f.log.Info("using OpenCode's own model", "model", m)
+}
+
+// llmOptions configures the client of provider for f.
+func llmOptions(f *folder, provider string) llm.Options {
+	return llm.Options{
 		Provider: provider,
 		BaseURL:  f.cfg.LLM.BaseURL,
 		APIKey:   f.cfg.LLM.APIKey,
@@ -118,11 +156,7 @@ func newLLM(f *folder) (llm.Completer, string, error) {
 		StateDir: f.stateDir,
 		Env:      os.Environ(),
 		Logger:   f.log,
-	})
-	if err != nil {
-		return nil, provider, fmt.Errorf("llm: %w", err)
 	}
-	return c, provider, nil
 }
 
 // needLLM is newLLM for commands that cannot work without a provider.
