@@ -121,6 +121,9 @@ type Options struct {
 	// MinEntries: with fewer memory files a pass does nothing and asks
 	// nothing. Values below 2 mean 2.
 	MinEntries int
+	// Progress, when set, is called before each request to the model with
+	// its number, the number of requests and the tokens used so far.
+	Progress func(batch, batches, tokens int)
 	// Force is set when a person asked for the pass (memoryd compact
 	// --force): the bound over a rolling day does not apply; the bounds of
 	// a batch and of a pass still do.
@@ -165,8 +168,10 @@ type Result struct {
 	// Batches, Calls and CharsSent count the LLM requests of the pass and
 	// the characters of their system and user prompts.
 	Batches, Calls, CharsSent int
-	// LLMTime is the time spent waiting for the model.
+	// LLMTime is the time spent waiting for the model; Tokens the tokens
+	// of its calls (as reported, else estimated).
 	LLMTime time.Duration
+	Tokens  int
 	// TooLarge lists files whose text alone exceeds the budget; they were
 	// not sent and nothing was done to them.
 	TooLarge []string

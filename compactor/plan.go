@@ -40,6 +40,9 @@ func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result, 
 	system := systemPrompt(protocol.Load(c.opts.Dir))
 	for i := range batches {
 		b := &batches[i]
+		if c.opts.Progress != nil {
+			c.opts.Progress(i+1, len(batches), res.Tokens)
+		}
 		ops, err := c.ask(ctx, system, b, i+1, len(batches), res)
 		if err != nil {
 			return nil, err
@@ -62,6 +65,7 @@ func (c *Compactor) ask(ctx context.Context, system string, b *batch, n, total i
 	start := time.Now()
 	resp, err := c.opts.LLM.Complete(ctx, req)
 	res.LLMTime += time.Since(start)
+	res.Tokens += resp.Tokens(req)
 	if err != nil {
 		return nil, fmt.Errorf("compaction: ask the model (request %d of %d): %w", n, total, err)
 	}

@@ -135,6 +135,7 @@ type Result struct {
 	Changes         []Change    // files written (in a dry run: that would be)
 	Rejected        []Rejection // proposals refused by the gate, or that changed nothing
 	Commit          string      // the commit made, "" if none
+	Tokens          int         // tokens of the model call (as reported, else estimated)
 }
 
 // Extract runs one pass over a session and returns what it wrote. It returns
@@ -209,6 +210,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	if err != nil {
 		return res, fmt.Errorf("ask the model: %w", err)
 	}
+	res.Tokens = resp.Tokens(req)
 	props, err := ParseAnswer(resp.Text)
 	if err != nil {
 		return res, err

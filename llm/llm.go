@@ -119,6 +119,15 @@ type Response struct {
 	InputTokens, OutputTokens int
 }
 
+// Tokens is the call's token count as the provider reported it, else an
+// estimate of a token per four characters of prompt and answer.
+func (r Response) Tokens(req Request) int {
+	if n := r.InputTokens + r.OutputTokens; n > 0 {
+		return n
+	}
+	return (len(req.System) + len(req.Prompt) + len(r.Text) + 3) / 4
+}
+
 // Completer asks a model for one completion. Implementations are safe for
 // concurrent use. A Completer returned by New may also implement io.Closer
 // (the opencode provider does); the daemon closes it at shutdown.

@@ -58,6 +58,10 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if force {
 		opts.MinEntries, opts.Force = 0, true
 	}
+	prog := newProgress(e.stdout, "compacting: ")
+	opts.Progress = func(batch, batches, tokens int) {
+		prog.step("request %d of %d to the model, %d tokens so far", batch, batches, tokens)
+	}
 	c := compactor.New(opts)
 	var res *compactor.Result
 	if dry {
@@ -65,6 +69,7 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	} else {
 		res, err = c.Compact(ctx)
 	}
+	prog.clear()
 	printResult(e.stdout, res, err)
 	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
 		// The daemon's triggers start counting again from this pass.
@@ -87,8 +92,8 @@ func printResult(w io.Writer, res *compactor.Result, err error) {
 		return
 	}
 	if res.Calls > 0 {
-		fmt.Fprintf(w, "asked the model: %d request(s) for %d files, %d characters sent, %s\n",
-			res.Calls, res.Files, res.CharsSent, res.LLMTime.Round(time.Millisecond))
+		fmt.Fprintf(w, "asked the model: %d request(s) for %d files, %d characters sent, %d tokens, %s\n",
+			res.Calls, res.Files, res.CharsSent, res.Tokens, res.LLMTime.Round(time.Millisecond))
 	}
 	for _, file := range res.TooLarge {
 		fmt.Fprintf(w, "not sent, larger than compact.budget: %s\n", file)

@@ -70,16 +70,29 @@ func noSessionsMessage(srcs *extractor.Sources) string {
 // extractAll runs one pass per session and prints what each did. A failing
 // session does not stop the others; the command then fails at the end.
 func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool) error {
-	var failed, written, passes int
-	for _, s := range targets {
+	var failed, written, passes, tokens, done int
+	prog := newProgress(w, "extracting: ")
+	for i, s := range targets {
+		if ctx.Err() != nil {
+			break
+		}
+		key := extractor.Key(s.Source, s.ID)
+		prog.step("session %d of %d (%s), %d file(s) written, %d tokens so far", i+1, len(targets), key, written, tokens)
 		res, err := x.ExtractWaiting(ctx, s.Source, s.ID, dry, busyPatience)
-		if !printOutcome(w, extractor.Key(s.Source, s.ID), res, err, dry, len(targets) == 1) {
+		if ctx.Err() != nil && err != nil {
+			break // interrupted in the middle: nothing of this pass was written
+		}
+		done++
+		tokens += res.Tokens
+		prog.clear()
+		if !printOutcome(w, key, res, err, dry, len(targets) == 1) {
 			failed++
 		} else if err == nil {
 			passes++
 			written += len(res.Changes)
 		}
 	}
+	prog.clear()
 	if !dry && written > 0 {
 		// Files extracted by hand count as churn like the daemon's own.
 		if _, err := state.UpdateCompaction(stateDir, time.Now(), state.AddChurn(written)); err != nil {
@@ -90,7 +103,10 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 	if dry {
 		verb = "would be written (dry run: nothing changed)"
 	}
-	fmt.Fprintf(w, "%d session(s) extracted, %d file(s) %s\n", passes, written, verb)
+	fmt.Fprintf(w, "%d session(s) extracted, %d file(s) %s, %d tokens\n", passes, written, verb, tokens)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted after %d of %d session(s); what was extracted is committed — run 'memoryd extract' again to go on", done, len(targets))
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d session(s) failed", failed)
 	}
