@@ -46,6 +46,11 @@ type Status struct {
 	} `json:"compaction"`
 
 	Extraction ExtractStatus `json:"extraction"`
+
+	// Stale is never set by the daemon: `memoryd status` sets it (and
+	// clears Running) when no daemon holds the instance lock, so the rest is
+	// what the last daemon published before it stopped, or was killed.
+	Stale bool `json:"stale,omitempty"`
 }
 
 func (l *loop) initStatus(now time.Time) {

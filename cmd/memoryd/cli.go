@@ -19,9 +19,10 @@ import (
 
 // Exit statuses.
 const (
-	exitOK    = 0
-	exitFail  = 1
-	exitUsage = 2
+	exitOK         = 0
+	exitFail       = 1
+	exitUsage      = 2
+	exitNotRunning = 3 // `memoryd status`: no daemon runs, as `systemctl status` says
 )
 
 // env is the outside world a command sees; tests give their own.
@@ -49,6 +50,15 @@ type command struct {
 type usageError struct{ msg string }
 
 func (u usageError) Error() string { return u.msg }
+
+// exitError ends a command with a chosen exit status once it has said what
+// it had to; msg, when set, is printed like any failure.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (x exitError) Error() string { return x.msg }
 
 var commands = map[string]*command{}
 
@@ -101,9 +111,15 @@ func runCommand(ctx context.Context, c *command, args []string, e env) int {
 		err = c.run(ctx, e, fs, pos)
 	}
 	var ue usageError
+	var xe exitError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &xe):
+		if xe.msg != "" {
+			fmt.Fprintf(e.stderr, "memoryd %s: %s\n", c.name, failureText(c.name, err))
+		}
+		return xe.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "memoryd %s: %s\n", c.name, failureText(c.name, err))
 		printCommandUsage(e.stderr, c, fs)

@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/daemon"
+	"github.com/memoryd/memoryd/install"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -17,20 +20,51 @@ func init() {
 	register(&command{
 		name:    "status",
 		args:    "[--json]",
-		summary: "Show the daemon's state: last rebuild and commit, churn, next compaction, sessions, problems.",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print status.json as JSON") },
+		summary: "Show the daemon's state: last rebuild and commit, churn, compaction, sessions, problems (exit 3: not running).",
+		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the report as JSON, with absolute times") },
 		run:     runStatus,
 	})
 }
 
-// statusReport is what `memoryd status --json` prints.
+// statusReport is what `memoryd status --json` prints. Its times are
+// absolute; the text shows them relative to now. Everything comes from
+// where it is true now: the instance lock says whether a daemon runs, git
+// history says what was committed last (by any memoryd process),
+// compaction.json says when a pass last ran; status.json adds what only
+// the daemon knows.
 type statusReport struct {
-	MemoryDir string         `json:"memoryDir"`
-	StateDir  string         `json:"stateDir"`
-	Running   bool           `json:"running"`
-	Service   string         `json:"service,omitempty"`
-	Daemon    *daemon.Status `json:"daemon,omitempty"`
-	Problems  []string       `json:"problems"`
+	MemoryDir string `json:"memoryDir"`
+	StateDir  string `json:"stateDir"`
+	// Running is whether a daemon holds the folder's instance lock now.
+	Running    bool          `json:"running"`
+	Service    string        `json:"service,omitempty"`
+	LastCommit *commitReport `json:"lastCommit,omitempty"`
+	Compaction compactReport `json:"compaction"`
+	// Daemon is what the daemon last published (status.json). When no
+	// daemon runs it is marked Stale and not Running, whatever the file says.
+	Daemon   *daemon.Status `json:"daemon,omitempty"`
+	Problems []string       `json:"problems"`
+	// Fix is the command that starts the daemon in the situation found,
+	// when none runs.
+	Fix string `json:"fix,omitempty"`
+
+	crashed bool // the last daemon did not shut down cleanly
+}
+
+// commitReport is the newest commit touching the memory folder.
+type commitReport struct {
+	Hash    string    `json:"hash"`
+	Subject string    `json:"subject"`
+	At      time.Time `json:"at"`
+}
+
+// compactReport is the compaction part of the report.
+type compactReport struct {
+	Enabled     bool      `json:"enabled"`
+	Churn       int       `json:"churn"`
+	ChurnLimit  int       `json:"churnLimit"`
+	LastPassAt  time.Time `json:"lastPassAt,omitzero"`  // absent: no pass has run
+	NextCheckAt time.Time `json:"nextCheckAt,omitzero"` // while a daemon runs
 }
 
 func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
@@ -38,9 +72,9 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}}
+	svc := lookupService(ctx, e)
+	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe()}
 	r.Running = state.Held(f.stateDir, state.DaemonLock)
-	r.Service = serviceState(ctx, e)
 	var st daemon.Status
 	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil {
 		r.Daemon = &st
@@ -50,49 +84,173 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if p := f.gitProblem(); p != "" {
 		r.Problems = append(r.Problems, p)
 	}
-	if r.Daemon != nil {
-		r.Problems = append(r.Problems, r.Daemon.Problems()...)
+	r.Problems = append(r.Problems, r.readHistory(f)...)
+	r.Problems = append(r.Problems, r.readCompaction(f)...)
+	if r.Running {
+		if r.Daemon != nil {
+			r.Problems = append(r.Problems, r.Daemon.Problems()...)
+		}
+	} else {
+		r.Problems = append(r.Problems, r.notRunning(f, svc))
 	}
-	if !r.Running {
-		r.Problems = append(r.Problems, "the daemon is not running (start it with 'memoryd start' or 'memoryd run')")
-	}
-	if fs.Lookup("json").Value.String() == "true" {
+	if flagString(fs, "json") == "true" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printStatus(e.stdout, r, time.Now())
 	}
-	printStatus(e.stdout, r)
+	if !r.Running {
+		return exitError{code: exitNotRunning}
+	}
 	return nil
 }
 
-func printStatus(w io.Writer, r statusReport) {
-	run := "not running"
-	if r.Running {
-		run = "running"
+// readHistory sets the last commit from git: the newest commit touching the
+// folder, whoever made it (the daemon, `memoryd extract`, `compact`, `undo`,
+// or a person), so it is right whether or not a daemon runs.
+func (r *statusReport) readHistory(f *folder) []string {
+	if f.repo == nil {
+		return nil
 	}
-	fmt.Fprintf(w, "memory folder  %s\nstate folder   %s\ndaemon         %s\n", r.MemoryDir, r.StateDir, run)
+	commits, err := f.repo.History(1)
+	if err != nil {
+		return []string{"git: " + err.Error()}
+	}
+	if len(commits) > 0 {
+		c := commits[0]
+		r.LastCommit = &commitReport{Hash: c.Hash, Subject: c.Subject, At: c.When}
+	}
+	return nil
+}
+
+// readCompaction fills the compaction report from compaction.json, which
+// every process that compacts or adds churn updates, and from the daemon
+// when it runs.
+func (r *statusReport) readCompaction(f *folder) []string {
+	var c state.Compaction
+	var problems []string
+	if err := state.ReadJSON(f.stateDir, state.CompactionFile, &c); err != nil && !state.IsNotExist(err) {
+		problems = append(problems, err.Error())
+	}
+	cr := compactReport{Churn: c.Churn, ChurnLimit: f.cfg.Compact.Churn, LastPassAt: lastPass(c)}
+	if r.Running && r.Daemon != nil {
+		cr.Enabled, cr.NextCheckAt = r.Daemon.Compaction.Enabled, r.Daemon.Compaction.NextCheckAt
+	} else {
+		cr.Enabled = f.cfg.Compact.Enabled && f.repo != nil && providerName(f) != "none"
+		if c.LastError != "" {
+			problems = append(problems, "last compaction failed: "+c.LastError)
+		}
+	}
+	r.Compaction = cr
+	return problems
+}
+
+// lastPass is when a compaction pass last finished, zero if never. A state
+// written before LastPassAt existed shows a finished pass as LastAttemptedAt
+// equal to LastCompactedAt (state.RecordPass sets both); a fresh state has
+// no attempt, and a later attempt moves LastAttemptedAt on.
+func lastPass(c state.Compaction) time.Time {
+	if !c.LastPassAt.IsZero() {
+		return c.LastPassAt
+	}
+	if !c.LastAttemptedAt.IsZero() && c.LastAttemptedAt.Equal(c.LastCompactedAt) {
+		return c.LastCompactedAt
+	}
+	return time.Time{}
+}
+
+// notRunning marks what status.json says as stale and returns the problem,
+// with the command that starts the daemon in the situation found.
+func (r *statusReport) notRunning(f *folder, svc serviceInfo) string {
+	msg := "the daemon is not running"
+	if d := r.Daemon; d != nil {
+		if d.Running {
+			r.crashed = true
+			msg = fmt.Sprintf("the daemon (pid %d) did not shut down cleanly: it was killed or crashed; 'memoryd logs' shows its last lines", d.PID)
+		}
+		d.Running, d.Stale = false, true
+	}
+	var how string
+	switch {
+	case svc.installed() && svc.err == nil && svc.st.Running:
+		// The service runs but holds no lock for this folder: it is
+		// restarting after a failure, or its configuration names another folder.
+		r.Fix = "memoryd logs"
+		how = "the service is running but no daemon serves this folder; see why with: " + r.Fix
+	case svc.installed() && svc.err == nil:
+		r.Fix = "memoryd start"
+		how = "start it with: " + r.Fix
+	case svc.installed():
+		r.Fix = runLine(f)
+		how = "the service manager cannot be reached from here; start it by hand with: " + r.Fix
+	default:
+		r.Fix = runLine(f)
+		how = "start it with: " + r.Fix + " (or 'memoryd install' to run it as a service)"
+	}
+	return msg + "; " + how
+}
+
+// runLine is the `memoryd run` command line that starts a daemon for f:
+// with the configuration file when there is one, as the service does, and
+// with the folder unless that file names it.
+func runLine(f *folder) string {
+	args := []string{"memoryd", "run"}
+	if p, found := f.cfg.File(); found {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		args = append(args, "--config", shellQuote(p))
+	}
+	if f.cfg.Origin("memory_dir").Source != config.FromFile {
+		args = append(args, "--memory-dir", shellQuote(f.dir))
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:=@%~", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func printStatus(w io.Writer, r statusReport, now time.Time) {
+	fmt.Fprintf(w, "memory folder  %s\nstate folder   %s\ndaemon         %s\n", r.MemoryDir, r.StateDir, daemonLine(r, now))
 	if r.Service != "" {
 		fmt.Fprintf(w, "service        %s\n", r.Service)
 	}
-	if s := r.Daemon; s != nil {
+	s := r.Daemon
+	if r.Running && s != nil {
 		fmt.Fprintf(w, "memories       %d (index %d lines, %d bytes)\n", s.Index.Files, s.Index.Lines, s.Index.Bytes)
-		fmt.Fprintf(w, "last rebuild   %s\n", when(s.Index.RebuiltAt))
-		commit := "none yet"
-		if s.Git.LastCommit != "" {
-			commit = fmt.Sprintf("%s at %s", s.Git.LastCommit[:min(12, len(s.Git.LastCommit))], when(s.Git.LastCommitAt))
+	}
+	if s != nil {
+		fmt.Fprintf(w, "last rebuild   %s\n", relTime(s.Index.RebuiltAt, now))
+	}
+	commit := "none yet"
+	if c := r.LastCommit; c != nil {
+		commit = fmt.Sprintf("%s %s: %s", c.Hash[:min(12, len(c.Hash))], relTime(c.At, now), c.Subject)
+	}
+	fmt.Fprintf(w, "last commit    %s\n", commit)
+	if c := r.Compaction; c.Enabled {
+		fmt.Fprintf(w, "compaction     churn %d of %d, last pass %s", c.Churn, c.ChurnLimit, relTime(c.LastPassAt, now))
+		if !c.NextCheckAt.IsZero() {
+			fmt.Fprintf(w, ", next check %s", relTime(c.NextCheckAt, now))
 		}
-		fmt.Fprintf(w, "last commit    %s\n", commit)
-		c := s.Compaction
-		if c.Enabled {
-			fmt.Fprintf(w, "compaction     churn %d, last pass %s, next check %s\n", c.State.Churn, when(c.State.LastCompactedAt), when(c.NextCheckAt))
-		} else {
-			fmt.Fprintln(w, "compaction     off")
-		}
-		x := s.Extraction
-		if x.Enabled {
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
+	}
+	if r.Running && s != nil {
+		if x := s.Extraction; x.Enabled {
 			fmt.Fprintf(w, "sessions       %d seen, %d pending", x.Sessions, len(x.Pending))
 			if x.LastSession != "" {
-				fmt.Fprintf(w, ", last extracted %s at %s (%d written)", x.LastSession, when(x.LastAt), x.LastWritten)
+				fmt.Fprintf(w, ", last extracted %s %s (%d written)", x.LastSession, relTime(x.LastAt, now), x.LastWritten)
 			}
 			fmt.Fprintln(w)
 		} else {
@@ -109,9 +267,88 @@ func printStatus(w io.Writer, r statusReport) {
 	}
 }
 
-func when(t time.Time) string {
+// daemonLine says whether a daemon runs and, if not, how the last one ended.
+func daemonLine(r statusReport, now time.Time) string {
+	d := r.Daemon
+	switch {
+	case r.Running && d != nil:
+		return fmt.Sprintf("running (pid %d, started %s)", d.PID, relTime(d.StartedAt, now))
+	case r.Running:
+		return "running"
+	case d == nil:
+		return "not running (never started for this folder)"
+	case r.crashed:
+		return fmt.Sprintf("not running (pid %d was killed or crashed; last seen %s)", d.PID, relTime(d.UpdatedAt, now))
+	default:
+		return fmt.Sprintf("not running (pid %d stopped %s)", d.PID, relTime(d.UpdatedAt, now))
+	}
+}
+
+// relTime says when t is from now in words: "just now", "40 s ago",
+// "2 min ago", "3 h ago", "5 days ago", or "in 8 min" for a time to come,
+// and "never" for the zero time. Each figure is rounded to its unit.
+func relTime(t, now time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	return t.Local().Format("2006-01-02 15:04:05")
+	d := now.Sub(t)
+	future := d < 0
+	if future {
+		d = -d
+	}
+	var amount string
+	switch {
+	case d < time.Second:
+		return "just now"
+	case d < 59500*time.Millisecond:
+		amount = fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	case d < 59*time.Minute+30*time.Second:
+		amount = fmt.Sprintf("%d min", int(d.Round(time.Minute)/time.Minute))
+	case d < 47*time.Hour+30*time.Minute:
+		amount = fmt.Sprintf("%d h", int(d.Round(time.Hour)/time.Hour))
+	default:
+		days := int((d + 12*time.Hour) / (24 * time.Hour))
+		amount = fmt.Sprintf("%d days", days)
+	}
+	if future {
+		return "in " + amount
+	}
+	return amount + " ago"
+}
+
+// serviceInfo is what the service manager says about the memoryd service,
+// asked once per command.
+type serviceInfo struct {
+	opts install.Options
+	st   install.ServiceStatus
+	err  error // the manager could not be asked (or no options: HOME unset)
+}
+
+func lookupService(ctx context.Context, e env) serviceInfo {
+	o, err := installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
+	if err != nil {
+		return serviceInfo{err: err}
+	}
+	o.Binary = "" // do not compare the unit with this binary
+	st, err := install.Status(ctx, o)
+	return serviceInfo{opts: o, st: st, err: err}
+}
+
+// installed reports whether the unit or plist exists.
+func (s serviceInfo) installed() bool { return s.st.Installed }
+
+// describe is the service line of `memoryd status`.
+func (s serviceInfo) describe() string {
+	switch {
+	case s.opts.Home == "":
+		return ""
+	case !s.st.Installed:
+		return "not installed"
+	case s.err != nil:
+		return fmt.Sprintf("installed (%s), state unknown: %v", s.st.File, s.err)
+	case s.st.Running:
+		return fmt.Sprintf("%s, running (%s)", s.st.Platform, s.st.Detail)
+	default:
+		return fmt.Sprintf("%s, installed but not running (%s)", s.st.Platform, s.st.Detail)
+	}
 }
