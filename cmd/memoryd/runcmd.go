@@ -6,9 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
 
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/logfile"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -27,7 +31,9 @@ func init() {
 	})
 }
 
-func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err error) {
+	out := &daemonLog{w: e.stderr}
+	e.stderr = out
 	f, err := openFolder(e, fs)
 	if err != nil {
 		return err
@@ -40,6 +46,13 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer lock.Unlock()
+	if lf, lerr := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax); lerr != nil {
+		f.log.Warn("no log file in the state folder; logging to standard error only", "err", lerr)
+	} else {
+		out.attach(lf)
+		defer lf.Close()
+		defer func() { out.failed(err) }()
+	}
 	if p := f.gitProblem(); p != "" {
 		f.log.Warn(p)
 	}
@@ -52,6 +65,47 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	err = daemon.New(daemonOptions(f), deps).Run(ctx)
 	f.log.Info("memoryd stopped")
 	return err
+}
+
+// daemonLog is where `memoryd run` logs: standard error, and from the moment
+// the instance lock is held the size-bounded log file in the state folder
+// too, whether it runs as a service or by hand, so that `memoryd logs`
+// always has something to show. The logger is built (and handed to git)
+// before the state folder is known, so the file joins the writer, not a new
+// logger. slog writes each record with one Write, so records stay whole.
+type daemonLog struct {
+	mu   sync.Mutex
+	w    io.Writer
+	file *logfile.File
+}
+
+func (d *daemonLog) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.file != nil {
+		d.file.Write(p) // a full disk must not stop the daemon; stderr still has it
+	}
+	return d.w.Write(p)
+}
+
+func (d *daemonLog) attach(f *logfile.File) {
+	d.mu.Lock()
+	d.file = f
+	d.mu.Unlock()
+}
+
+// failed writes the error that ends `memoryd run` to the log file: the
+// command line prints it on standard error only, and a service that keeps
+// failing is looked into with `memoryd logs`.
+func (d *daemonLog) failed(err error) {
+	if err == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.file != nil {
+		slog.New(slog.NewTextHandler(d.file, nil)).Error("memoryd run failed", "err", err)
+	}
 }
 
 func closeAll(cs []io.Closer) {

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/logfile"
+	"github.com/memoryd/memoryd/state"
+)
+
+func init() {
+	register(&command{
+		name:    "logs",
+		args:    "[-f] [-n N]",
+		summary: "Show the daemon's last log lines, or follow them (-f): the service's journal or log file, else the state folder's.",
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("f", false, "follow: keep printing new lines until Ctrl-C")
+			fs.Int("n", 50, "show the last N lines")
+		},
+		run: runLogs,
+	})
+}
+
+// runLogs shows the log where the running daemon writes it: when the
+// service is installed and its manager answers, the journal (systemd) or
+// the agent's log file (launchd); otherwise the log file every `memoryd
+// run` keeps in the state folder.
+func runLogs(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	n, err := strconv.Atoi(flagString(fs, "n"))
+	if err != nil || n < 0 {
+		return usageError{"-n must be a number of lines, 0 or more"}
+	}
+	follow := flagString(fs, "f") == "true"
+	svc := lookupService(ctx, e)
+	if svc.installed() && svc.err == nil {
+		switch svc.st.Platform {
+		case "systemd":
+			return journal(ctx, e, n, follow)
+		case "launchd":
+			path := filepath.Join(svc.opts.Spec().LogDir, install.LogFile)
+			return showLog(ctx, e, path, n, follow, func() error {
+				return fmt.Errorf("no log yet at %s: the service has not written any (see 'memoryd status')", path)
+			})
+		}
+	}
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(f.stateDir, state.LogFile)
+	return showLog(ctx, e, path, n, follow, func() error {
+		how := "start it with: " + runLine(f) + " (or 'memoryd install' to run it as a service)"
+		if svc.installed() {
+			how = "the service is installed but its manager cannot be reached from here: " + svc.err.Error() + "; start it by hand with: " + runLine(f)
+		}
+		return fmt.Errorf("no log yet: no daemon has run for %s; %s", f.dir, how)
+	})
+}
+
+// showLog prints the last n lines of the log file at path, and follows it.
+// missing explains a log that does not exist.
+func showLog(ctx context.Context, e env, path string, n int, follow bool, missing func() error) error {
+	err := logfile.Show(ctx, e.stdout, path, logfile.ShowOptions{Lines: n, Follow: follow})
+	if errors.Is(err, os.ErrNotExist) {
+		return missing()
+	}
+	return err
+}
+
+// journal runs journalctl for the user unit, found on the command's PATH.
+// Ctrl-C ends it (it gets the signal too) and is not a failure.
+func journal(ctx context.Context, e env, n int, follow bool) error {
+	bin, err := install.LookPath("journalctl", e.getenv("PATH"))
+	if err != nil {
+		return fmt.Errorf("the service logs to the systemd journal, but %w", err)
+	}
+	args := []string{"--user", "-u", install.UnitName, "-n", strconv.Itoa(n), "--no-pager"}
+	if follow {
+		args = append(args, "-f")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("journalctl: %w", err)
+	}
+	return nil
+}
