@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/secrets"
 )
 
 // The quality gate: what a proposed memory must not be, whatever the model
@@ -36,7 +37,7 @@ var fileExt = regexp.MustCompile(`^[\w.-]+\.(?:go|py|ts|tsx|js|jsx|mjs|cjs|rs|ja
 // joined) fails the gate, or "".
 func rejectText(text, body string) string {
 	switch {
-	case HasSecret(text):
+	case secrets.HasSecret(text):
 		return "contains a secret"
 	case errorMarkers.MatchString(body) || len(stackFrame.FindAllStringIndex(body, 3)) >= 2:
 		return "a raw error or stack trace"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/transcript"
 )
 
@@ -49,11 +50,11 @@ func TestRedactSecrets(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, n := Redact(c.text)
-			if n == 0 || strings.Contains(got, c.secret) || !strings.Contains(got, Redacted) {
-				t.Errorf("Redact(%q) = %q, %d", c.text, got, n)
+			got, n := secrets.Redact(c.text)
+			if n == 0 || strings.Contains(got, c.secret) || !strings.Contains(got, secrets.Redacted) {
+				t.Errorf("secrets.Redact(%q) = %q, %d", c.text, got, n)
 			}
-			if !HasSecret(c.text) || !HasSecret(got) {
+			if !secrets.HasSecret(c.text) || !secrets.HasSecret(got) {
 				t.Errorf("HasSecret misses %q or its redaction", c.text)
 			}
 		})
@@ -74,8 +75,8 @@ func TestRedactLeavesProseAlone(t *testing.T) {
 		"Prefers PostgreSQL 16 with the pgvector extension.",
 		"The user's email is ana@example.com.",
 	} {
-		if got, n := Redact(text); n != 0 {
-			t.Errorf("Redact(%q) = %q", text, got)
+		if got, n := secrets.Redact(text); n != 0 {
+			t.Errorf("secrets.Redact(%q) = %q", text, got)
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/transcript"
 )
 
@@ -66,7 +68,8 @@ var dontRememberHints = []string{"don't", "dont", "do not", "never", "no need", 
 // be remembered. "Don't forget …" is the opposite and does not count.
 func asksNotToRemember(text string) bool {
 	s := strings.NewReplacer("\u2019", "'", "\u2018", "'").Replace(text)
-	if !containsAny(strings.ToLower(s), dontRememberHints) {
+	lower := strings.ToLower(s)
+	if !slices.ContainsFunc(dontRememberHints, func(h string) bool { return strings.Contains(lower, h) }) {
 		return false
 	}
 	for _, m := range dontRemember.FindAllStringIndex(s, -1) {
@@ -158,14 +161,14 @@ func block(m transcript.Message) (string, int) {
 	b.WriteString("[" + label + "]")
 	redacted := 0
 	if t := strings.TrimSpace(m.Text); t != "" {
-		t, n := Redact(t)
+		t, n := secrets.Redact(t)
 		redacted += n
 		b.WriteString(" ")
 		b.WriteString(cutMiddle(t, maxMessageChars))
 	}
 	for _, tu := range m.Tools {
 		b.WriteString("\n[tool " + tu.Name)
-		in, n := Redact(tu.Input)
+		in, n := secrets.Redact(tu.Input)
 		redacted += n
 		if in = oneLine(in); in != "" {
 			b.WriteString(": " + in)

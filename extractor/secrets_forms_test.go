@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/transcript"
 )
 
@@ -160,11 +161,11 @@ func TestSecretFormsRedacted(t *testing.T) {
 		t.Fatalf("%d forms; the table covers at least 60", len(secretForms))
 	}
 	for _, f := range secretForms {
-		got, n := Redact(f.text)
+		got, n := secrets.Redact(f.text)
 		if piece := secretLeak(got, f.secret); n == 0 || piece != "" {
-			t.Errorf("%s: Redact(%q) = %q, %d: %q left", f.name, f.text, got, n, piece)
+			t.Errorf("%s: secrets.Redact(%q) = %q, %d: %q left", f.name, f.text, got, n, piece)
 		}
-		if !HasSecret(f.text) || len(FindSecrets(f.text)) == 0 {
+		if !secrets.HasSecret(f.text) || len(secrets.FindSecrets(f.text)) == 0 {
 			t.Errorf("%s: HasSecret/FindSecrets miss %q", f.name, f.text)
 		}
 		if r := rejectText("Keep this: "+f.text, "Keep this: "+f.text); r != "contains a secret" {
@@ -227,10 +228,10 @@ func TestOrdinaryFactsPass(t *testing.T) {
 		t.Fatalf("%d facts; the table covers at least 25", len(ordinaryFacts))
 	}
 	for _, f := range ordinaryFacts {
-		if got, n := Redact(f.text); n != 0 {
-			t.Errorf("%s: Redact(%q) = %q", f.name, f.text, got)
+		if got, n := secrets.Redact(f.text); n != 0 {
+			t.Errorf("%s: secrets.Redact(%q) = %q", f.name, f.text, got)
 		}
-		if found := FindSecrets(f.text); len(found) != 0 || HasSecret(f.text) {
+		if found := secrets.FindSecrets(f.text); len(found) != 0 || secrets.HasSecret(f.text) {
 			t.Errorf("%s: found %+v in %q", f.name, found, f.text)
 		}
 		r := rejectText(f.text, f.text)
@@ -244,7 +245,7 @@ func TestOrdinaryFactsPass(t *testing.T) {
 // and line of each secret, and its offsets are the ones Redact replaces.
 func TestFindSecretsLines(t *testing.T) {
 	text := "# Deploy notes\nuser: app\npassword: Wq3yamlPw7\n\nCI pushes with " + formGitHub + ".\nplain line, [REDACTED] is no secret\n"
-	got := FindSecrets(text)
+	got := secrets.FindSecrets(text)
 	want := []struct {
 		kind   string
 		line   int
@@ -258,10 +259,10 @@ func TestFindSecretsLines(t *testing.T) {
 			t.Errorf("finding %d = %+v (%q), want %s on line %d", i, g, text[g.Start:g.End], w.kind, w.line)
 		}
 	}
-	if _, n := Redact(text); n != len(got) {
+	if _, n := secrets.Redact(text); n != len(got) {
 		t.Errorf("Redact replaced %d, FindSecrets found %d", n, len(got))
 	}
-	if len(FindSecrets("the key is [REDACTED]")) != 0 || !HasSecret("the key is [REDACTED]") {
+	if len(secrets.FindSecrets("the key is [REDACTED]")) != 0 || !secrets.HasSecret("the key is [REDACTED]") {
 		t.Error("the redaction mark: not a secret to FindSecrets, but rejected by HasSecret")
 	}
 }
@@ -275,6 +276,6 @@ func BenchmarkRedactProse(b *testing.B) {
 	text := sb.String()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		Redact(text)
+		secrets.Redact(text)
 	}
 }

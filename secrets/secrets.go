@@ -1,10 +1,14 @@
-package extractor
+// Package secrets finds secrets — API keys, tokens, private keys, passwords — in text: one
+// detector for redacting transcripts before they are sent to a model, for the gate that keeps
+// them out of memory files, and for the scan of staged files before every commit.
+package secrets
 
 import (
 	"regexp"
 	"slices"
 	"strings"
 )
+
 
 // Redacted replaces every secret in a transcript before it is sent to the
 // model. A memory that contains it is rejected: it can only be about a
