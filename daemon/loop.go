@@ -169,7 +169,9 @@ func (l *loop) note(ev watcher.Event, now time.Time) {
 		l.dirty[ev.Path] = true
 	}
 	l.indexDeb.touch(now)
-	if ev.Path != index.IndexFile {
+	if !ev.Rescan && ev.Path != index.IndexFile {
+		// A rescan hint is no change in itself; its rebuild schedules a
+		// commit when it finds one.
 		l.commitDeb.touch(now)
 	}
 }
