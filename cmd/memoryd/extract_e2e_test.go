@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/transcript"
 )
@@ -285,7 +285,7 @@ func TestExtractOpenCodeSecretNeverSent(t *testing.T) {
 	if len(ex) != 1 {
 		t.Fatalf("%d extraction requests", len(ex))
 	}
-	if strings.Contains(string(ex[0].Raw), key) || !strings.Contains(ex[0].User, extractor.Redacted) {
+	if strings.Contains(string(ex[0].Raw), key) || !strings.Contains(ex[0].User, secrets.Redacted) {
 		t.Fatalf("memoryd sent the key:\n%s", ex[0].User)
 	}
 	if w.hasFile("user-openai-key.md") {
