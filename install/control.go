@@ -3,7 +3,6 @@ package install
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 )
@@ -100,27 +99,12 @@ func control(ctx context.Context, o Options, verb string, f func(manager, contex
 		return fmt.Errorf("%s: %w", verb, ErrNotInstalled)
 	}
 	if err := m.reachable(ctx); err != nil {
-		return fmt.Errorf("%s: %w", verb, withAdvice(err, m))
+		return fmt.Errorf("%s: %w", verb, withAdvice(err, &o, m))
 	}
 	if err := f(m, ctx); err != nil {
 		return fmt.Errorf("%s: %w", verb, err)
 	}
 	return nil
-}
-
-// withAdvice adds what a person can do to an ErrNoUserManager error.
-func withAdvice(err error, m manager) error {
-	if !errors.Is(err, ErrNoUserManager) {
-		return err
-	}
-	advice := "memoryd installs a systemd user service, which needs your user's systemd instance: " +
-		"log in through a normal session (desktop, ssh with PAM; not `su` or a container shell) so that " +
-		"XDG_RUNTIME_DIR is set, or run `memoryd run --config FILE` yourself (e.g. from your shell profile or tmux)."
-	if m.platform() == "launchd" {
-		advice = "memoryd installs a launchd agent in your GUI session: log in at the screen once, " +
-			"or run `memoryd run --config FILE` yourself."
-	}
-	return fmt.Errorf("%w\n%s", err, advice)
 }
 
 // toolHints warns about tools missing from the PATH the service gets.

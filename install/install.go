@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/memoryd/memoryd/protocol"
 )
@@ -50,6 +51,13 @@ type Options struct {
 	MemoryDir     string // the memory folder (Install; Uninstall uses it to find OpenCode entries)
 	OpenCode      bool   // Install: add PROTOCOL.md and MEMORY.md to OpenCode's global instructions
 	GitInit       bool   // Install: `git init` the memory folder itself when no repository encloses it
+	NoService     bool   // Install: every step but the service; the advice says how to run memoryd
+	// WSL says this is Windows Subsystem for Linux, where a missing systemd
+	// is a setting: the advice then shows how to turn it on.
+	WSL bool
+	// StateHome is $XDG_STATE_HOME ("" → ~/.local/state); the advice for
+	// running memoryd without a service logs to memoryd/memoryd.log in it.
+	StateHome string
 	// Path is the PATH baked into the service, so it must hold the folders of
 	// git and opencode; systemctl, launchctl and git are looked up in it too.
 	Path   string
@@ -78,9 +86,11 @@ const (
 	Updated   Outcome = "updated"
 	Unchanged Outcome = "unchanged"
 	Removed   Outcome = "removed"
-	Kept      Outcome = "kept"    // deliberately left in place
-	Found     Outcome = "found"   // already there, not ours to change
-	Missing   Outcome = "missing" // not there, and not created
+	Kept      Outcome = "kept"     // deliberately left in place
+	Found     Outcome = "found"    // already there, not ours to change
+	Missing   Outcome = "missing"  // not there, and not created
+	Skipped   Outcome = "skipped"  // not done, as asked (--no-service)
+	NotDone   Outcome = "not done" // could not be done here; the hints say what to do instead
 )
 
 // Step is one line of a Report.
@@ -119,20 +129,28 @@ func (r *Report) step(o *Options, s Step) {
 
 func (r *Report) hint(o *Options, h string) {
 	r.Hints = append(r.Hints, h)
-	fmt.Fprintf(o.out(), "  %s\n", h)
+	fmt.Fprintf(o.out(), "  %s\n", strings.ReplaceAll(h, "\n", "\n  "))
 }
 
-// Install sets everything up, checking first that the user's service
-// manager is reachable (else ErrNoUserManager, with nothing changed). Then,
-// in order: the memory folder (created if missing), the config file (created
-// with memory_dir, or memory_dir added to it; an existing memory_dir naming
-// another folder is an error), PROTOCOL.md (only if missing), the git check
-// (`git init` in the memory folder with GitInit), the service file, the
-// service (enabled and started; restarted when its file changed) and, with
-// OpenCode, the OpenCode instructions. It is idempotent: a second run with
-// the same Options writes nothing, runs no command that changes the service
-// and reports no step Created, Updated or Removed (Report.Changed is false).
-// On error, the steps before it stay done.
+// Install sets everything up, in order: the memory folder (created if
+// missing), the config file (created with memory_dir, or memory_dir added
+// to it; an existing memory_dir naming another folder is an error),
+// PROTOCOL.md (only if missing), the git check (`git init` in the memory
+// folder with GitInit), the service file and the service (enabled and
+// started; restarted when its file changed) and, with OpenCode, the OpenCode
+// instructions. It is idempotent: a second run with the same Options writes
+// nothing, runs no command that changes the service and reports no step
+// Created, Updated or Removed (Report.Changed is false). On error, the steps
+// before it stay done.
+//
+// The service manager is asked first. When the systemd user manager looks
+// for units elsewhere (ErrUnitDir) nothing is changed. When there is none
+// (ErrNoUserManager: WSL without systemd, a container, no login session)
+// every other step is still done, the service step is reported NotDone, the
+// hints say how to get a manager and how to run memoryd meanwhile, and the
+// error returned wraps ErrNoUserManager; running Install again once there is
+// a manager completes the service step. With NoService the manager is not
+// asked, the service step is Skipped and the error is nil.
 func Install(ctx context.Context, o Options) (Report, error) {
 	var r Report
 	if err := o.check(true); err != nil {
@@ -142,22 +160,52 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	if err := m.reachable(ctx); err != nil {
-		return r, fmt.Errorf("install: %w", withAdvice(err, m))
+	var noManager error
+	if !o.NoService {
+		err := m.reachable(ctx)
+		switch {
+		case errors.Is(err, ErrNoUserManager):
+			noManager = err
+		case err != nil:
+			return r, fmt.Errorf("install: %w", err)
+		}
 	}
 	if err := setupFolder(ctx, &o, &r); err != nil {
 		return r, err
 	}
-	if err := setupService(ctx, &o, &r, m); err != nil {
-		return r, err
+	service := Step{What: "service", Path: m.platform() + " " + filepath.Base(m.file())}
+	switch {
+	case o.NoService:
+		service.Outcome, service.Note = Skipped, "--no-service"
+		r.step(&o, service)
+	case noManager != nil:
+		service.Outcome, service.Note = NotDone, "no per-user service manager: "+withoutPrefix(noManager)
+		r.step(&o, service)
+	default:
+		if err := setupService(ctx, &o, &r, m); err != nil {
+			return r, err
+		}
 	}
 	if o.OpenCode {
 		if err := wireStep(&o, &r); err != nil {
 			return r, err
 		}
 	}
-	for _, h := range append(m.hints(), toolHints(&o)...) {
+	var hints []string
+	switch {
+	case noManager != nil:
+		hints = append(hints, "memoryd is set up, but it is not running and will not start by itself: "+
+			"there is no per-user service manager here.", managerAdvice(&o, m), selfStartAdvice(&o, "Until then,"))
+	case o.NoService:
+		hints = append(hints, selfStartAdvice(&o, "No service was installed (--no-service):"))
+	default:
+		hints = append(hints, m.hints()...)
+	}
+	for _, h := range append(hints, toolHints(&o)...) {
 		r.hint(&o, h)
+	}
+	if noManager != nil {
+		return r, fmt.Errorf("install: the service step could not be done (everything else is, see above): %w", noManager)
 	}
 	return r, nil
 }

@@ -208,19 +208,97 @@ func TestUninstallWithoutUserManager(t *testing.T) {
 	}
 }
 
+// TestInstallWithoutUserManager: with no service manager (WSL without
+// systemd, a container) install still does every other step, reports the
+// service step as not done with exact advice, and fails; once a manager
+// answers, the same install completes the service step.
 func TestInstallWithoutUserManager(t *testing.T) {
 	t.Run("stand-in", func(t *testing.T) {
 		e := newEnv(t, "linux")
 		writeFile(t, filepath.Join(e.state, "nomanager"), "", 0o644)
-		_, err := Install(context.Background(), e.opts)
-		if !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "No medium found") || !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		var out bytes.Buffer
+		e.opts.Stdout = &out
+		r, err := Install(context.Background(), e.opts)
+		if !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "No medium found") {
 			t.Fatalf("err = %v", err)
 		}
-		if _, err := os.Stat(e.opts.MemoryDir); !os.IsNotExist(err) {
-			t.Error("install changed things before failing")
+		assertSetUpWithoutService(t, e, r)
+		for _, want := range []string{
+			"not done  service        systemd memoryd.service (no per-user service manager: systemctl --user show-environment",
+			"XDG_RUNTIME_DIR",
+			"  " + e.opts.Binary + " run --config " + e.opts.ConfigPath + "\n",
+			"tmux new-session -d -s memoryd '" + e.opts.Binary + " run --config " + e.opts.ConfigPath + "'",
+			"(nohup " + e.opts.Binary + " run --config " + e.opts.ConfigPath + " >>" + filepath.Join(e.opts.Home, ".local", "state", "memoryd", "memoryd.log") + " 2>&1 &)",
+			e.opts.Binary + " install --config " + e.opts.ConfigPath,
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("install output lacks %q:\n%s", want, out.String())
+			}
+		}
+		if strings.Contains(out.String(), "wsl.conf") || strings.Contains(out.String(), "journalctl") {
+			t.Errorf("advice for another situation:\n%s", out.String())
 		}
 		if err := Start(context.Background(), e.opts); !errors.Is(err, ErrNotInstalled) {
 			t.Errorf("start: %v", err)
+		}
+
+		// Run again: still no manager, nothing changes, still a failure.
+		before := e.snapshot()
+		if r, err = Install(context.Background(), e.opts); !errors.Is(err, ErrNoUserManager) || r.Changed() {
+			t.Errorf("second install: %v, changed %v", err, r.Changed())
+		}
+		if after := e.snapshot(); !reflect.DeepEqual(before, after) {
+			t.Error("second install without a manager changed files")
+		}
+
+		// The manager appears (systemd turned on): the service step completes.
+		os.Remove(filepath.Join(e.state, "nomanager"))
+		e.calls()
+		if r, err = Install(context.Background(), e.opts); err != nil {
+			t.Fatalf("install with a manager: %v", err)
+		}
+		want := []string{"systemctl --user daemon-reload", "systemctl --user enable memoryd.service", "systemctl --user start memoryd.service"}
+		if got := mutating(e.calls()); !reflect.DeepEqual(got, want) {
+			t.Errorf("install with a manager ran %q, want %q", got, want)
+		}
+		for _, s := range r.Steps {
+			if s.What == "service file" && s.Outcome != Created || s.What == "config file" && s.Outcome != Unchanged {
+				t.Errorf("install with a manager: %+v", s)
+			}
+		}
+	})
+	t.Run("wsl", func(t *testing.T) {
+		e := newEnv(t, "linux")
+		e.opts.WSL = true
+		e.opts.Path = onlyGit(t) // no systemctl at all
+		var out bytes.Buffer
+		e.opts.Stdout = &out
+		r, err := Install(context.Background(), e.opts)
+		if !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "systemctl is not on PATH") {
+			t.Fatalf("err = %v", err)
+		}
+		assertSetUpWithoutService(t, e, r)
+		for _, want := range []string{"/etc/wsl.conf", "\n         [boot]\n         systemd=true\n", "wsl --shutdown", e.opts.Binary + " install --config " + e.opts.ConfigPath} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("install output lacks %q:\n%s", want, out.String())
+			}
+		}
+	})
+	t.Run("launchd", func(t *testing.T) {
+		e := newEnv(t, "darwin")
+		e.opts.Path = onlyGit(t) // no launchctl
+		var out bytes.Buffer
+		e.opts.Stdout = &out
+		r, err := Install(context.Background(), e.opts)
+		if !errors.Is(err, ErrNoUserManager) {
+			t.Fatalf("err = %v", err)
+		}
+		assertSetUpWithoutService(t, e, r)
+		log := filepath.Join(e.opts.Home, "Library", "Logs", "memoryd", "memoryd.log")
+		for _, want := range []string{"log in at the screen once", ">>" + log} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("install output lacks %q:\n%s", want, out.String())
+			}
 		}
 	})
 	t.Run("real systemctl", func(t *testing.T) {
@@ -233,13 +311,80 @@ func TestInstallWithoutUserManager(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-	t.Run("no systemctl", func(t *testing.T) {
-		e := newEnv(t, "linux")
-		e.opts.Path = t.TempDir()
-		if _, err := Install(context.Background(), e.opts); !errors.Is(err, ErrNoUserManager) || !strings.Contains(err.Error(), "systemctl is not on PATH") {
-			t.Fatalf("err = %v", err)
+}
+
+// onlyGit returns a PATH holding git and nothing else.
+func onlyGit(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.Symlink(needtool.Path(t, "git"), filepath.Join(dir, "git")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// assertSetUpWithoutService checks that an install without a service did
+// every other step: folder, config, PROTOCOL.md, OpenCode; no service file.
+func assertSetUpWithoutService(t *testing.T, e *env, r Report) {
+	t.Helper()
+	if cfg := readFile(t, e.opts.ConfigPath); !strings.Contains(cfg, "memory_dir: "+e.opts.MemoryDir+"\n") {
+		t.Errorf("config file:\n%s", cfg)
+	}
+	if _, err := os.Stat(filepath.Join(e.opts.MemoryDir, protocol.File)); err != nil {
+		t.Errorf("PROTOCOL.md: %v", err)
+	}
+	_, list, err := OpenCodeInstructions(OpenCodeDir(e.opts.Home, e.opts.XDGConfigHome))
+	if err != nil || !reflect.DeepEqual(list, Instructions(e.opts.MemoryDir)) {
+		t.Errorf("opencode instructions: %q %v", list, err)
+	}
+	file, _ := ServiceFile(e.opts)
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("service file written without a manager: %v", err)
+	}
+	i := slices.IndexFunc(r.Steps, func(s Step) bool { return s.What == "service" })
+	if i < 0 || r.Steps[i].Outcome != NotDone && r.Steps[i].Outcome != Skipped {
+		t.Errorf("service step: %+v", r.Steps)
+	}
+}
+
+func TestInstallNoService(t *testing.T) {
+	e := newEnv(t, "linux")
+	e.opts.NoService = true
+	e.opts.StateHome = filepath.Join(e.root, "xdg-state")
+	var out bytes.Buffer
+	e.opts.Stdout = &out
+	r, err := Install(context.Background(), e.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSetUpWithoutService(t, e, r)
+	if calls := e.calls(); len(calls) != 0 {
+		t.Errorf("--no-service asked the service manager: %q", calls)
+	}
+	for _, want := range []string{"skipped   service", "(--no-service)", e.opts.Binary + " run --config " + e.opts.ConfigPath,
+		filepath.Join(e.opts.StateHome, "memoryd", "memoryd.log")} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("install output lacks %q:\n%s", want, out.String())
 		}
-	})
+	}
+	// Without --no-service later, the service is added.
+	e.opts.NoService = false
+	if _, err := Install(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if file, _ := ServiceFile(e.opts); !strings.HasSuffix(readFile(t, file), "WantedBy=default.target\n") {
+		t.Error("no unit after install without --no-service")
+	}
+}
+
+func TestAdviceQuotesPaths(t *testing.T) {
+	o := Options{Binary: "/opt/my tools/memoryd", ConfigPath: "/home/a'b/memoryd.yaml", Home: "/home/a'b", GOOS: "linux"}
+	if got, want := o.runCommand(), `'/opt/my tools/memoryd' run --config '/home/a'\''b/memoryd.yaml'`; got != want {
+		t.Errorf("runCommand = %s, want %s", got, want)
+	}
+	adv := selfStartAdvice(&o, "x")
+	if !strings.Contains(adv, `tmux new-session -d -s memoryd ''\''/opt/my tools/memoryd'\'' run`) {
+		t.Errorf("tmux line not quoted twice:\n%s", adv)
+	}
 }
 
 func TestInstallRefusesUnitDirTheManagerDoesNotSearch(t *testing.T) {

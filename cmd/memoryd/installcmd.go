@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/install"
@@ -15,11 +16,12 @@ import (
 func init() {
 	register(&command{
 		name:    "install",
-		args:    "[--memory-dir DIR] [--opencode] [--git-init]",
+		args:    "[--memory-dir DIR] [--opencode] [--git-init] [--no-service]",
 		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and OpenCode wiring).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("opencode", false, "add PROTOCOL.md and MEMORY.md to OpenCode's global instructions")
 			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
+			fs.Bool("no-service", false, "set up everything but the service, and say how to run memoryd yourself")
 		},
 		run: runInstall,
 	})
@@ -77,9 +79,22 @@ func installOptions(e env, fs *flag.FlagSet, memoryDir string) (install.Options,
 		Binary:        bin,
 		ConfigPath:    cfgPath,
 		MemoryDir:     memoryDir,
+		StateHome:     e.getenv("XDG_STATE_HOME"),
+		WSL:           isWSL(e),
 		Path:          e.getenv("PATH"),
 		Stdout:        e.stdout,
 	}, nil
+}
+
+// isWSL reports whether this is Windows Subsystem for Linux, whose shells
+// have WSL_DISTRO_NAME and whose kernel release names Microsoft; without
+// systemd turned on there, install's advice says how to turn it on.
+func isWSL(e env) bool {
+	if e.getenv("WSL_DISTRO_NAME") != "" {
+		return true
+	}
+	data, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	return err == nil && strings.Contains(strings.ToLower(string(data)), "microsoft")
 }
 
 // installMemoryDir finds the folder install should set up: the flag, else
@@ -114,11 +129,17 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	}
 	o.OpenCode = flagString(fs, "opencode") == "true"
 	o.GitInit = flagString(fs, "git-init") == "true"
+	o.NoService = flagString(fs, "no-service") == "true"
 	r, err := install.Install(ctx, o)
-	if err != nil {
+	switch {
+	case err != nil:
+		// Without a service manager every other step is done and the
+		// output says what to do instead; the exit status is still 1.
 		return err
-	}
-	if !r.Changed() {
+	case r.Changed():
+	case o.NoService:
+		fmt.Fprintln(e.stdout, "memoryd is already set up (without a service); nothing changed")
+	default:
 		fmt.Fprintln(e.stdout, "memoryd is already installed; nothing changed")
 	}
 	return nil
