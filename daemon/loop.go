@@ -37,7 +37,8 @@ const (
 type jobResult struct {
 	kind    jobKind
 	err     error
-	paths   []string // committed paths (jobCommit)
+	paths   []string        // committed paths (jobCommit)
+	held    []gitstore.Held // files kept out of the commit (jobCommit)
 	hash    string
 	written int           // memory files an extraction wrote (churn)
 	session string        // extracted session (jobExtract)
@@ -277,7 +278,7 @@ func (l *loop) commit(ctx context.Context) jobResult {
 		return res.summary
 	}
 	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
-	res.hash, res.paths, res.err, res.took = c.Hash, c.Paths, err, time.Since(start)
+	res.hash, res.paths, res.held, res.err, res.took = c.Hash, c.Paths, c.Held, err, time.Since(start)
 	return res
 }
 
@@ -300,6 +301,7 @@ func (l *loop) finishCommit(r jobResult, now time.Time) {
 	}
 	l.commitFails, l.commitRetry = 0, time.Time{}
 	l.status.Git.Problem = ""
+	l.noteHeld(r.held)
 	l.status.Git.LastCheckAt = now
 	if len(r.paths) == 0 {
 		return
@@ -380,5 +382,21 @@ func (l *loop) afterJob(ctx context.Context, now time.Time) {
 	l.maybeCompact(ctx, now)
 	if l.job == jobNone {
 		l.maybeExtract(ctx, now)
+	}
+}
+
+// noteHeld records the files the last commit kept out (a secret in them),
+// for status, and logs each once when it starts being held.
+func (l *loop) noteHeld(held []gitstore.Held) {
+	was := make(map[string]bool, len(l.status.Git.Held))
+	for _, h := range l.status.Git.Held {
+		was[h] = true
+	}
+	l.status.Git.Held = l.status.Git.Held[:0]
+	for _, h := range held {
+		if !was[h.Reason] {
+			l.log.Warn("file kept out of the commit", "reason", h.Reason)
+		}
+		l.status.Git.Held = append(l.status.Git.Held, h.Reason)
 	}
 }

@@ -36,7 +36,8 @@ type Status struct {
 		Paused       bool      `json:"paused"`
 		LastCommit   string    `json:"lastCommit,omitempty"`
 		LastCommitAt time.Time `json:"lastCommitAt"`
-		LastCheckAt  time.Time `json:"lastCheckAt"` // last time pending changes were compared with HEAD
+		LastCheckAt  time.Time `json:"lastCheckAt"`    // last time pending changes were compared with HEAD
+		Held         []string  `json:"held,omitempty"` // files kept out of commits, and why (a secret)
 	} `json:"git"`
 
 	Compaction struct {
@@ -134,6 +135,7 @@ func (s *Status) Problems() []string {
 	if s.Index.Conflicts > 0 {
 		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
 	}
+	p = append(p, s.Git.Held...)
 	if s.Git.Problem != "" && s.Git.Enabled {
 		p = append(p, "git: "+s.Git.Problem)
 	}

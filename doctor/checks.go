@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/install"
 	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/transcript"
 	"github.com/memoryd/memoryd/watcher"
 )
@@ -69,6 +71,8 @@ func (d *doctor) files() {
 	if len(snap.Unreadable) == 0 {
 		d.ok("memory files", fmt.Sprintf("%d readable", len(snap.Memories)))
 	}
+	d.secrets(snap)
+	d.ignored(snap)
 	for _, u := range snap.Unreadable {
 		fix := "fix the file, then it is picked up automatically (or run memoryd rebuild)"
 		if strings.Contains(u.Err.Error(), "conflict marker") {
@@ -90,6 +94,45 @@ func (d *doctor) files() {
 	} else {
 		d.ok("contradictions", "none")
 	}
+}
+
+// secrets names every memory file that holds a secret: commits keep it
+// out until the secret is gone.
+func (d *doctor) secrets(snap index.Snapshot) {
+	found := 0
+	for _, m := range snap.Memories {
+		data, err := index.ReadPlain(d.o.Dir, m.File)
+		if err != nil {
+			continue
+		}
+		if f := secrets.FindSecrets(string(data)); len(f) > 0 {
+			found++
+			d.bad("secrets", fmt.Sprintf("%s:%d holds a secret (%s); memoryd keeps the file out of every commit", m.File, f[0].Line, f[0].Kind),
+				"remove it from the file (keep it in a password manager, and write where to find it); if git history already has it, rotate it")
+		}
+	}
+	if found == 0 {
+		d.ok("secrets", "none in the memory files")
+	}
+}
+
+// ignored says how many memory files git ignores: never committed, and
+// left alone by compaction and extraction.
+func (d *doctor) ignored(snap index.Snapshot) {
+	if d.o.Repo == nil || len(snap.Memories) == 0 {
+		return
+	}
+	files := make([]string, len(snap.Memories))
+	for i, m := range snap.Memories {
+		files[i] = m.File
+	}
+	ignored, err := d.o.Repo.Ignored(d.ctx, files)
+	if err != nil || len(ignored) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(ignored))
+	d.ok("ignored files", fmt.Sprintf("%d memory file(s) are ignored by git, so never committed; compaction and extraction leave them alone: %s",
+		len(names), strings.Join(names[:min(5, len(names))], ", ")))
 }
 
 // watchLimit compares the folder's directories with inotify's watch limit.

@@ -55,6 +55,12 @@ type Options struct {
 	GitBin string
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Screen, when set, is asked about every file CommitPending and
+	// CommitPaths are about to commit that exists on disk; a non-empty
+	// answer keeps that file out of the commit (the rest goes in) and is
+	// reported in Committed.Held. memoryd screens for secrets with it: a
+	// hand-written API key must never reach the history.
+	Screen func(rel string) (reason string)
 }
 
 // Repo is a memory folder inside a git work tree. It holds no open files;
@@ -73,7 +79,8 @@ type Repo struct {
 	identity []string // "-c user.name=… -c user.email=…", or nil to use git's own
 	author   string   // the identity commits carry, for logs and status
 
-	log *slog.Logger
+	log    *slog.Logger
+	screen func(rel string) string // see Options.Screen; nil screens nothing
 
 	// cache holds HEAD's memory folder files by commit hash (see headFiles).
 	cache struct {
@@ -108,7 +115,7 @@ func Open(memoryDir string, opts Options) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open memory folder: %w", err)
 	}
-	r := &Repo{dir: dir, log: log}
+	r := &Repo{dir: dir, log: log, screen: opts.Screen}
 	if err := r.discover(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -17,6 +19,12 @@ const CommitTimeout = time.Minute
 type Committed struct {
 	Hash  string
 	Paths []string // memory-folder paths handed to git
+	Held  []Held   // files Options.Screen kept out of the commit
+}
+
+// Held is a file kept out of a commit, and why.
+type Held struct {
+	Path, Reason string
 }
 
 // CommitPending commits whatever in the memory folder differs from HEAD,
@@ -46,16 +54,41 @@ func (r *Repo) CommitPending(ctx context.Context, tracked func(rel string) bool,
 // a model may reach it): a NUL cannot even be passed to git.
 func (r *Repo) CommitPaths(ctx context.Context, msg string, paths []string) (Committed, error) {
 	msg = cleanMessage(msg)
+	paths, held := r.screenPaths(paths)
+	if len(paths) == 0 {
+		return Committed{Held: held}, nil
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CommitTimeout)
 	defer cancel()
 	hash, err := r.Commit(cctx, msg, paths)
 	if errors.Is(err, ErrNothingToCommit) {
-		return Committed{}, nil
+		return Committed{Held: held}, nil
 	}
 	if err != nil {
-		return Committed{}, err
+		return Committed{Held: held}, err
 	}
-	return Committed{Hash: hash, Paths: paths}, nil
+	return Committed{Hash: hash, Paths: paths, Held: held}, nil
+}
+
+// screenPaths splits paths into those to commit and those Options.Screen
+// holds back. A path gone from disk (a deletion) is not screened.
+func (r *Repo) screenPaths(paths []string) (keep []string, held []Held) {
+	if r.screen == nil {
+		return paths, nil
+	}
+	for _, p := range paths {
+		if _, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p))); err == nil {
+			if why := r.screen(p); why != "" {
+				held = append(held, Held{Path: p, Reason: why})
+				continue
+			}
+		}
+		keep = append(keep, p)
+	}
+	if len(held) > 0 {
+		r.log.Warn("files kept out of the commit", "files", len(held), "first", held[0].Reason)
+	}
+	return keep, held
 }
 
 // cleanMessage drops what must not be in a commit message: invalid UTF-8,

@@ -61,3 +61,31 @@ func TestCommitPathsOutlivesCancelAndSkipsUnchanged(t *testing.T) {
 		t.Fatalf("HEAD is %q", got)
 	}
 }
+
+func TestScreenHoldsFilesBack(t *testing.T) {
+	root, dir := newRepo(t, "memory")
+	write(t, filepath.Join(dir, "user-a.md"), "a\n")
+	write(t, filepath.Join(dir, "user-key.md"), "token ghp_x\n")
+	r, err := Open(dir, Options{Screen: func(rel string) string {
+		if rel == "user-key.md" {
+			return "user-key.md:1 holds a secret"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.CommitPending(context.Background(), tracked, CommitMessage)
+	if err != nil || c.Hash == "" || !slices.Equal(c.Paths, []string{"user-a.md"}) ||
+		len(c.Held) != 1 || c.Held[0].Reason != "user-key.md:1 holds a secret" {
+		t.Fatalf("CommitPending = %+v, %v", c, err)
+	}
+	if got := cli(t, root, "ls-files", "memory"); got != "memory/user-a.md" {
+		t.Fatalf("committed: %q", got)
+	}
+	// Only held files pending: no commit, and still reported.
+	c, err = r.CommitPending(context.Background(), tracked, CommitMessage)
+	if err != nil || c.Hash != "" || len(c.Held) != 1 {
+		t.Fatalf("second CommitPending = %+v, %v", c, err)
+	}
+}

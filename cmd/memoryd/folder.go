@@ -9,6 +9,8 @@ import (
 
 	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/gitstore"
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -53,7 +55,7 @@ func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
 		return nil, err
 	}
 	f := &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel), getenv: e.getenv}
-	f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: cfg.Git.Author, Logger: f.log})
+	f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: cfg.Git.Author, Logger: f.log, Screen: secretScreen(dir)})
 	if f.repoErr != nil {
 		f.repo = nil
 	}
@@ -80,4 +82,20 @@ func (f *folder) needRepo() (*gitstore.Repo, error) {
 		return nil, errors.New(f.gitProblem())
 	}
 	return f.repo, nil
+}
+
+// secretScreen keeps a file that holds a secret out of every commit: the
+// last line of defence after the checks of extraction and the commands,
+// for what a person typed by hand.
+func secretScreen(dir string) func(rel string) string {
+	return func(rel string) string {
+		data, err := index.ReadPlain(dir, rel)
+		if err != nil {
+			return ""
+		}
+		if found := secrets.FindSecrets(string(data)); len(found) > 0 {
+			return fmt.Sprintf("%s:%d holds a secret (%s): not committed until it is removed", rel, found[0].Line, found[0].Kind)
+		}
+		return ""
+	}
 }

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHandWrittenSecretNeverCommitted: a file typed by hand with an API
+// key in it is kept out of the daemon's commits (the rest go in), and
+// status and doctor name the file and the line.
+func TestHandWrittenSecretNeverCommitted(t *testing.T) {
+	w := newWorld(t)
+	p := w.startDaemon()
+	defer p.stop(t)
+	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Uses vim for everything."))
+	w.write("reference-deploy.md", memoryFile("reference", "deploy", "Deploy notes",
+		"Deploys go through CI.\nToken: ghp_Zq8Lm3Tx7Kw2Np5Rv9Ys4Bd6Hf1Jc0Ga2Ue"))
+	waitFor(t, "the commit of the other file", func() bool { return w.show("memory/user-editor.md") != "" })
+	waitFor(t, "status to name the held file", func() bool {
+		for _, h := range w.status().Git.Held {
+			if strings.Contains(h, "reference-deploy.md:8 holds a secret (GitHub token)") {
+				return true
+			}
+		}
+		return false
+	})
+	if w.show("memory/reference-deploy.md") != "" {
+		t.Fatal("the file with the secret was committed")
+	}
+	if log := w.git(w.notes, "log", "-p", "--all"); strings.Contains(log, "ghp_Zq8Lm3") {
+		t.Fatal("the secret reached the history")
+	}
+	out, _ := w.runCmd(nil, "status")
+	if !strings.Contains(out, "reference-deploy.md:8 holds a secret (GitHub token)") {
+		t.Errorf("status:\n%s", out)
+	}
+	out, _ = w.runCmd(nil, "doctor")
+	if !strings.Contains(out, "PROBLEM  secrets: reference-deploy.md:8 holds a secret (GitHub token)") {
+		t.Errorf("doctor:\n%s", out)
+	}
+	// Once the secret is removed, the file is committed.
+	w.write("reference-deploy.md", memoryFile("reference", "deploy", "Deploy notes", "Deploys go through CI; the token is in the team vault."))
+	waitFor(t, "the cleaned file's commit", func() bool { return w.show("memory/reference-deploy.md") != "" })
+}
