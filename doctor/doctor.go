@@ -60,6 +60,7 @@ func Run(ctx context.Context, o Options) []Finding {
 		d.git()
 		d.files()
 		d.watchLimit()
+		d.openFiles()
 	}
 	d.service()
 	d.openCode()

@@ -21,11 +21,22 @@ const Label = "dev.memoryd"
 // writes its output and errors to.
 const LogFile = "memoryd.log"
 
+// LaunchdOpenFiles is the open-file limit (soft and hard NumberOfFiles)
+// the launchd agent runs with. On macOS fsnotify watches with kqueue, which
+// holds one open file for every watched folder and every entry in it (the
+// memory folder's files, the transcript folders' sessions), and launchd
+// starts agents with a soft limit of 256. Both limits are set so that the
+// soft one can never exceed the hard one, and 8192 stays under macOS's
+// per-process ceiling (kern.maxfilesperproc, 10240 or more), above which
+// setrlimit fails.
+const LaunchdOpenFiles = 8192
+
 // RenderLaunchdPlist returns the launchd agent that runs
 // `<Binary> run --config <ConfigPath>` with PATH=<Path>, started at login
 // (RunAtLoad) and restarted when it exits with a failure (KeepAlive with
-// SuccessfulExit=false, like systemd's Restart=on-failure); stdout and
-// stderr go to <LogDir>/memoryd.log. It is a pure function of spec.
+// SuccessfulExit=false, like systemd's Restart=on-failure), with
+// LaunchdOpenFiles open files allowed; stdout and stderr go to
+// <LogDir>/memoryd.log. It is a pure function of spec.
 func RenderLaunchdPlist(spec Spec) []byte {
 	s := func(v string) string {
 		var b strings.Builder
@@ -61,6 +72,16 @@ func RenderLaunchdPlist(spec Spec) []byte {
 	</dict>
 	<key>ThrottleInterval</key>
 	<integer>5</integer>
+	<key>SoftResourceLimits</key>
+	<dict>
+		<key>NumberOfFiles</key>
+		<integer>` + strconv.Itoa(LaunchdOpenFiles) + `</integer>
+	</dict>
+	<key>HardResourceLimits</key>
+	<dict>
+		<key>NumberOfFiles</key>
+		<integer>` + strconv.Itoa(LaunchdOpenFiles) + `</integer>
+	</dict>
 	<key>StandardOutPath</key>
 	` + s(filepath.Join(spec.LogDir, LogFile)) + `
 	<key>StandardErrorPath</key>
