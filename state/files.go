@@ -19,6 +19,9 @@ const (
 	CompactionFile = "compaction.json"
 	// WatermarksFile holds every agent session's extraction watermark.
 	WatermarksFile = "extract-watermarks.json"
+	// TokensFile holds Tokens, the ledger of the tokens every LLM call
+	// spent, per day and task.
+	TokensFile = "tokens.json"
 	// LogFile is the log every `memoryd run` writes beside its standard
 	// error, read by `memoryd logs`; it is rotated to LogFile+".1".
 	LogFile = "daemon.log"
