@@ -70,6 +70,10 @@ type LLM struct {
 	BaseURL  string   `yaml:"base_url"` // MEMORY_LLM_BASE_URL
 	APIKey   string   `yaml:"api_key"`  // MEMORY_LLM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY
 	Timeout  Duration `yaml:"timeout"`  // MEMORY_LLM_TIMEOUT_MS: per request
+	// DailyTokens is MEMORY_LLM_DAILY_TOKENS: once the day's calls spent
+	// this many tokens, the daemon starts no extraction or compaction
+	// until local midnight; 0 means no limit.
+	DailyTokens int `yaml:"daily_tokens"`
 }
 
 // MinPoll is the shortest compaction poll interval; smaller values are raised
@@ -102,7 +106,7 @@ func Default() Config {
 			Poll:       Duration(10 * time.Minute),
 			Budget:     60000,
 		},
-		LLM:      LLM{Timeout: Duration(120 * time.Second)},
+		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
 		LogLevel: "info",
 	}
 }
@@ -220,6 +224,7 @@ func (c *Config) Validate() error {
 		bad("llm.provider", "must be one of opencode, openai, anthropic, none (got %q)", c.LLM.Provider)
 	}
 	positive("llm.timeout", c.LLM.Timeout)
+	atLeast("llm.daily_tokens", c.LLM.DailyTokens, 0, " (0 means no limit)")
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

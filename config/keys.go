@@ -46,6 +46,7 @@ var fields = []field{
 	{key: "llm.base_url", env: "MEMORY_LLM_BASE_URL", ptr: func(c *Config) any { return &c.LLM.BaseURL }},
 	{key: "llm.api_key", env: "MEMORY_LLM_API_KEY", secret: true, ptr: func(c *Config) any { return &c.LLM.APIKey }},
 	{key: "llm.timeout", env: "MEMORY_LLM_TIMEOUT_MS", ptr: func(c *Config) any { return &c.LLM.Timeout }},
+	{key: "llm.daily_tokens", env: "MEMORY_LLM_DAILY_TOKENS", ptr: func(c *Config) any { return &c.LLM.DailyTokens }},
 	{key: "log_level", env: "MEMORY_LOG_LEVEL", ptr: func(c *Config) any { return &c.LogLevel }},
 }
 
