@@ -255,7 +255,9 @@ func duplicate(snap index.Snapshot, self string, f Fact) string {
 	return ""
 }
 
-func oneLine(s string) string { return index.CleanText(strings.Join(strings.Fields(s), " "), false, 200) }
+func oneLine(s string) string {
+	return index.CleanText(strings.Join(strings.Fields(s), " "), false, 200)
+}
 
 // locked runs plan under the write lock on a fresh scan: plan returns what
 // to do (data nil with a Done means remove), and the version of the file it

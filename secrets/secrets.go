@@ -9,7 +9,6 @@ import (
 	"strings"
 )
 
-
 // Redacted replaces every secret in a transcript before it is sent to the
 // model. A memory that contains it is rejected: it can only be about a
 // secret.

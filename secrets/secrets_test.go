@@ -20,7 +20,7 @@ func TestRedactAndFind(t *testing.T) {
 	if len(f) != 2 || f[0].Line != 3 || f[1].Line != 4 {
 		t.Fatalf("FindSecrets = %+v", f)
 	}
-	if !HasSecret(text) || !HasSecret("already " + Redacted) {
+	if !HasSecret(text) || !HasSecret("already "+Redacted) {
 		t.Fatal("HasSecret misses")
 	}
 	for _, plain := range []string{
