@@ -40,7 +40,7 @@ func (l *loop) maybeCompact(ctx context.Context, now time.Time) {
 	entries := len(l.d.deps.Store.Snapshot().Memories)
 	l.loadCompactState(now) // `memoryd extract` or `compact` may have changed it
 	reason, due := compactDue(l.compact, l.d.opts.Compact, entries, l.status.Index.OverBudget, now)
-	if !due {
+	if !due || !l.budgetAllows(now) {
 		return
 	}
 	l.log.Info(fmt.Sprintf("compaction started (%s): %s, churn %d", reason, plural(entries, "memory", "memories"), l.compact.Churn))

@@ -48,6 +48,10 @@ type Options struct {
 	Budget        index.Budget
 	Compact       CompactPolicy
 	Extract       ExtractPolicy
+	// DailyTokens is the day's token budget (llm.daily_tokens): once the
+	// LLM calls recorded today reach it, no extraction or compaction starts
+	// until local midnight. 0 means no limit.
+	DailyTokens int
 
 	Version string
 	Logger  *slog.Logger

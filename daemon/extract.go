@@ -241,7 +241,7 @@ func (l *loop) maybeExtract(ctx context.Context, now time.Time) {
 		return
 	}
 	k, ok := l.extract.due(l.d.opts.Extract, now)
-	if !ok {
+	if !ok || !l.budgetAllows(now) {
 		return
 	}
 	s := l.extract.sessions[k]

@@ -67,6 +67,7 @@ type loop struct {
 	compact      state.Compaction
 	compactCheck time.Time // next compaction check
 	extract      extractState
+	budget       budget
 
 	status        Status
 	statusDirty   bool      // status changed since it was last published
@@ -153,7 +154,7 @@ func (l *loop) run(ctx context.Context) error {
 		at, ok = l.commitDue()
 		resetTimer(commitT, at, ok && !l.paused, now)
 		at, ok = l.extract.next(l.d.opts.Extract, now)
-		resetTimer(extractT, at, ok && l.job == jobNone, now)
+		resetTimer(extractT, l.budgetHold(at), ok && l.job == jobNone, now)
 		at, ok = l.statusDue()
 		resetTimer(statusT, at, ok, now)
 	}

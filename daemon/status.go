@@ -48,6 +48,13 @@ type Status struct {
 
 	Extraction ExtractStatus `json:"extraction"`
 
+	// Budget is the daily token budget as the daemon enforces it.
+	Budget struct {
+		DailyTokens int       `json:"dailyTokens"` // 0: no limit
+		Paused      bool      `json:"paused"`      // no extraction or compaction starts until ResumesAt
+		ResumesAt   time.Time `json:"resumesAt,omitzero"`
+	} `json:"budget"`
+
 	// Stale is never set by the daemon: `memoryd status` sets it (and
 	// clears Running) when no daemon holds the instance lock, so the rest is
 	// what the last daemon published before it stopped, or was killed.
@@ -64,6 +71,7 @@ func (l *loop) initStatus(now time.Time) {
 	s.Compaction.Enabled = l.d.deps.Compactor != nil && l.d.opts.Compact.Enabled
 	s.Compaction.State = l.compact
 	s.Extraction.Enabled = l.d.deps.Extraction != nil
+	s.Budget.DailyTokens = max(l.d.opts.DailyTokens, 0)
 	l.publishStatus(now)
 }
 
