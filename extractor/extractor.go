@@ -38,6 +38,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/facts"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
@@ -222,6 +223,9 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	if err := x.dropIgnored(ctx, &res); err != nil {
 		return res, err
 	}
+	if err := x.keepHandLines(ctx, snap, &res); err != nil {
+		return res, err
+	}
 	if dry {
 		return res, nil
 	}
@@ -251,6 +255,50 @@ func (x *Extractor) dropIgnored(ctx context.Context, res *Result) error {
 		kept = append(kept, c)
 	}
 	res.Changes = kept
+	return nil
+}
+
+// keepHandLines refuses an update that would drop a line a person wrote
+// (facts.HandLines): the model was asked to keep what is still true, and
+// nothing else guards a hand-written line.
+func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res *Result) error {
+	var repo *gitstore.Repo
+	if r, ok := x.deps.Repo.(*gitstore.Repo); ok {
+		repo = r
+	}
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		if c.Action != "update" {
+			kept = append(kept, c)
+			continue
+		}
+		cur := findMemory(snap, c.File)
+		next, err := index.Parse(c.File, c.Data)
+		if cur == nil || err != nil {
+			kept = append(kept, c)
+			continue
+		}
+		hand, err := facts.HandLines(ctx, repo, cur)
+		if err != nil {
+			return err
+		}
+		if gone := facts.Dropped(hand, next.Body); len(gone) > 0 {
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File,
+				Reason: fmt.Sprintf("the update would drop %d line(s) a person wrote (%q); kept as it is", len(gone), clip(gone[0], 60))})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	res.Changes = kept
+	return nil
+}
+
+func findMemory(snap index.Snapshot, file string) *index.Memory {
+	for _, m := range snap.Memories {
+		if m.File == file {
+			return m
+		}
+	}
 	return nil
 }
 

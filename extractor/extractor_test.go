@@ -191,7 +191,7 @@ func TestExtractContextFallsBackToIndex(t *testing.T) {
 		e.write(fmt.Sprintf("user-fact-%02d.md", i), memoryFile("user", fmt.Sprintf("fact-%02d", i),
 			fmt.Sprintf("Fact %02d", i), strings.Repeat("filler words here ", 10)))
 	}
-	e.write("user-editor.md", memoryFile("user", "editor", "Editor of choice", "Uses helix as the editor everywhere."))
+	e.writeByModel("user-editor.md", memoryFile("user", "editor", "Editor of choice", "Uses helix as the editor everywhere."))
 	e.db.session("ses_1", "/w")
 	e.db.turn("ses_1", "I switched my editor from helix to zed.", "Noted.")
 	e.llm.set(answerWith(mem("update", "user", "editor", "Editor of choice is zed", "Uses zed as the editor everywhere (was helix).")))
@@ -225,7 +225,7 @@ func TestExtractBlindUpdateKeepsOldBody(t *testing.T) {
 
 func TestExtractUpdateKeepsUnknownKeysAndRefusesReadonly(t *testing.T) {
 	e := newEnv(t)
-	e.write("user-email.md", "---\nname: email\ndescription: Work email\nsource: hand # mine\nmetadata:\n  type: user\n  team: core\n---\nWork email is ana@example.com.\n")
+	e.writeByModel("user-email.md", "---\nname: email\ndescription: Work email\nsource: hand # mine\nmetadata:\n  type: user\n  team: core\n---\nWork email is ana@example.com.\n")
 	e.write("user-shell.md", "---\nname: shell\ndescription: Shell\nmetadata:\n  type: user\n  readonly: true\n---\nUses zsh with oh-my-zsh everywhere.\n")
 	e.db.session("ses_1", "/w")
 	e.db.turn("ses_1", "My work email changed to ana@corp.example, and I use fish now.", "Noted.")

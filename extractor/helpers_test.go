@@ -225,6 +225,15 @@ func (e *env) write(name, content string) {
 	}
 }
 
+// writeByModel writes a file and commits it as an extraction would, so
+// that its text counts as a model's (facts.HandLines), not a person's.
+func (e *env) writeByModel(name, content string) {
+	e.t.Helper()
+	e.write(name, content)
+	git(e.t, e.notes, "add", "memory/"+name)
+	git(e.t, e.notes, "commit", "-q", "-m", "memory: extract from opencode session ses_0")
+}
+
 func (e *env) read(name string) string {
 	data, _ := os.ReadFile(filepath.Join(e.mem, name))
 	return string(data)

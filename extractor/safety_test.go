@@ -107,7 +107,7 @@ func TestExtractWatermarkOnlyAfterCommit(t *testing.T) {
 
 func TestExtractHandEditDuringLLMCall(t *testing.T) {
 	e := newEnv(t)
-	e.write("user-editor.md", memoryFile("user", "editor", "Editor", "Uses helix as the editor everywhere."))
+	e.writeByModel("user-editor.md", memoryFile("user", "editor", "Editor", "Uses helix as the editor everywhere."))
 	e.db.session("ses_1", "/w")
 	e.db.turn("ses_1", "I moved to zed for editing.", "Noted.")
 	e.llm.set(func(llm.Request) (string, error) {

@@ -31,6 +31,7 @@ var (
 	ErrDuplicate = errors.New("duplicates another fact")
 	ErrNotFound  = errors.New("no such fact")
 	ErrBusy      = errors.New("the memory folder is busy")
+	ErrHandLines = errors.New("would drop lines a person wrote")
 )
 
 // Limits of what one fact may hold.
@@ -149,12 +150,30 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			case !replace:
 				return Done{}, nil, "", fmt.Errorf("%s %w; replace it explicitly, or choose another name", file, ErrExists)
 			}
+			if strings.HasPrefix(w.opts.Who, "mcp") {
+				if err := w.keepHandLines(ctx, cur, f.Body); err != nil {
+					return Done{}, nil, "", err
+				}
+			}
 			c := *cur // keep its other frontmatter keys
 			c.Description, c.Body = f.Description, f.Body
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
 		return done, m.Format(), hash, nil
 	})
+}
+
+// keepHandLines refuses a model's replacement that drops a line a person
+// wrote into cur (HandLines).
+func (w *Writer) keepHandLines(ctx context.Context, cur *index.Memory, body string) error {
+	hand, err := HandLines(ctx, w.opts.Repo, cur)
+	if err != nil {
+		return err
+	}
+	if gone := Dropped(hand, body); len(gone) > 0 {
+		return fmt.Errorf("%s: the replacement %w (%q and %d more); keep them in the body, or save a new fact", cur.File, ErrHandLines, gone[0], len(gone)-1)
+	}
+	return nil
 }
 
 // Forget removes the fact named name (a file name, or the name part of one)

@@ -175,3 +175,27 @@ func scan(t *testing.T, dir string) index.Snapshot {
 	}
 	return s.Snapshot()
 }
+
+// TestModelReplaceKeepsHandLines: a save through the MCP server may not
+// drop a line a person wrote; the same replacement by a person may.
+func TestModelReplaceKeepsHandLines(t *testing.T) {
+	w := newWorld(t)
+	if _, err := w.w.Save(ctx, tabs, false); err != nil { // written with the CLI: a person's text
+		t.Fatal(err)
+	}
+	repo := w.w.opts.Repo
+	mcp := New(Options{Dir: w.dir, StateDir: w.state, Repo: repo, Who: "mcp: codex"})
+	f := tabs
+	f.Body = "Use tabs."
+	if _, err := mcp.Save(ctx, f, true); !errors.Is(err, ErrHandLines) || !strings.Contains(err.Error(), "Use tabs for indentation.") {
+		t.Fatalf("model replace: %v", err)
+	}
+	f.Body = tabs.Body + "\nAlso in Makefiles, where it is required."
+	if _, err := mcp.Save(ctx, f, true); err != nil {
+		t.Fatalf("a model's replacement that keeps the lines: %v", err)
+	}
+	f.Body = "Use tabs."
+	if _, err := w.w.Save(ctx, f, true); err != nil {
+		t.Fatalf("a person's replacement: %v", err)
+	}
+}
