@@ -165,7 +165,9 @@ func prepareItems(mems []*index.Memory) []item {
 }
 
 // commitMessage is the compaction commit's message: the subject with the
-// counts, then the checkpoint and one line per applied and skipped op.
+// counts, then the checkpoint and one line per applied and skipped op, and
+// last a trailer with the tokens the pass spent ("Tokens: 1234"; 0 when
+// only deterministic merges ran).
 func commitMessage(res *Result) string {
 	var b strings.Builder
 	b.WriteString(CompactionPrefix + " (" + res.Summary() + ")\n\n")
@@ -178,5 +180,6 @@ func commitMessage(res *Result) string {
 	for _, s := range res.Skipped {
 		b.WriteString("- skipped " + clip(s.Op.String(), 120) + ": " + s.Reason + "\n")
 	}
+	fmt.Fprintf(&b, "\nTokens: %d\n", res.Tokens)
 	return b.String()
 }

@@ -119,7 +119,7 @@ func (x *Extractor) write(ctx context.Context, res *Result) error {
 		return err
 	}
 	paths = append(paths, index.IndexFile)
-	done, err := repo.CommitPaths(ctx, commitMessage(res.Source, res.Session, written), paths)
+	done, err := repo.CommitPaths(ctx, commitMessage(res.Source, res.Session, written, res.Tokens), paths)
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -136,9 +136,10 @@ func (x *Extractor) unchanged(c Change) error {
 	return nil
 }
 
-// commitMessage is "memory: extract from <source> session <id>" and a line
-// per file.
-func commitMessage(source, id string, changes []Change) string {
+// commitMessage is "memory: extract from <source> session <id>", a line
+// per file, and last a trailer with the tokens the pass spent
+// ("Tokens: 1234"; git log --format='%(trailers:key=Tokens)' lists them).
+func commitMessage(source, id string, changes []Change, tokens int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "memory: extract from %s session %s\n\n", source, id)
 	for _, c := range changes {
@@ -148,5 +149,6 @@ func commitMessage(source, id string, changes []Change) string {
 		}
 		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
 	}
+	fmt.Fprintf(&b, "\nTokens: %d\n", tokens)
 	return b.String()
 }
