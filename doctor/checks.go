@@ -157,7 +157,8 @@ func (d *doctor) service() {
 	switch {
 	case !st.Installed && err != nil && errors.Is(err, install.ErrNoUserManager):
 		d.bad("service", "no per-user service manager is reachable, so memoryd cannot run as a service here",
-			"run memoryd run yourself, or log in to a session with systemd --user")
+			fmt.Sprintf("start it by hand (in tmux, or from your shell profile): %s run --config %s — or log in to a session with systemd --user",
+				shellQuote(d.o.Install.Binary), shellQuote(d.o.Install.ConfigPath)))
 		return
 	case !st.Installed:
 		d.bad("service", "memoryd is not installed as a service", "memoryd install --memory-dir DIR")

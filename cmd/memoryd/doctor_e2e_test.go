@@ -122,7 +122,7 @@ func TestDoctorChecks(t *testing.T) {
 		}, "lingering", "stops when you log out", "loginctl enable-linger tester"},
 		{"no user manager", func(t *testing.T, w *world) []string {
 			return []string{"PATH=" + onlyGit(t), "XDG_RUNTIME_DIR=" + t.TempDir()}
-		}, "service", "no per-user service manager", ""},
+		}, "service", "no per-user service manager", " run --config "},
 		{"no llm provider", func(t *testing.T, w *world) []string {
 			return []string{"MEMORY_LLM_PROVIDER=none"}
 		}, "llm provider", "none configured", "llm.provider"},

@@ -14,6 +14,7 @@ import (
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/logfile"
 	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/watcher"
 )
 
 func init() {
@@ -62,6 +63,11 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 		return err
 	}
 	f.log.Info("memoryd started", "memory_dir", f.dir, "state_dir", f.stateDir, "version", version())
+	if soft, hard, err := watcher.OpenFileLimit(); err == nil {
+		// kqueue (macOS) holds a file open per watched file: say what the
+		// limit is, so a store near it is easy to diagnose.
+		f.log.Info("open file limit", "soft", soft, "hard", hard)
+	}
 	err = daemon.New(daemonOptions(f), deps).Run(ctx)
 	f.log.Info("memoryd stopped")
 	return err
