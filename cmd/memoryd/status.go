@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/cost"
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/install"
 	"github.com/memoryd/memoryd/state"
@@ -40,6 +41,8 @@ type statusReport struct {
 	Service    string        `json:"service,omitempty"`
 	LastCommit *commitReport `json:"lastCommit,omitempty"`
 	Compaction compactReport `json:"compaction"`
+	// Tokens is what the LLM calls spent, from the state folder's ledger.
+	Tokens cost.Report `json:"tokens"`
 	// Daemon is what the daemon last published (status.json). When no
 	// daemon runs it is marked Stale and not Running, whatever the file says.
 	Daemon   *daemon.Status `json:"daemon,omitempty"`
@@ -86,6 +89,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	r.Problems = append(r.Problems, r.readHistory(f)...)
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
+	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
 	if r.Running {
 		if r.Daemon != nil {
 			r.Problems = append(r.Problems, r.Daemon.Problems()...)
@@ -146,6 +150,43 @@ func (r *statusReport) readCompaction(f *folder) []string {
 	}
 	r.Compaction = cr
 	return problems
+}
+
+// readTokens fills the token report from the ledger, with the daily limit
+// of the running daemon (what it enforces), else of the configuration.
+func (r *statusReport) readTokens(f *folder, now time.Time) []string {
+	led, err := state.ReadTokens(f.stateDir)
+	limit := f.cfg.LLM.DailyTokens
+	if r.Running && r.Daemon != nil {
+		limit = r.Daemon.Budget.DailyTokens
+	}
+	r.Tokens = cost.Summarize(led, limit, now)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return nil
+}
+
+// printTokens is the tokens line, and the budget line while it is spent.
+func printTokens(w io.Writer, t cost.Report, now time.Time) {
+	var byTask []string
+	for _, task := range t.Tasks() {
+		byTask = append(byTask, task+" "+cost.Group(t.TodayByTask[task]))
+	}
+	fmt.Fprintf(w, "tokens         %s today", cost.Group(t.Today))
+	if len(byTask) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(byTask, ", "))
+	}
+	fmt.Fprintf(w, ", %s in the last 7 days", cost.Group(t.Last7Days))
+	if t.DailyLimit > 0 {
+		fmt.Fprintf(w, ", daily limit %s\n", cost.Group(t.DailyLimit))
+	} else {
+		fmt.Fprintln(w, ", no daily limit")
+	}
+	if t.Paused {
+		fmt.Fprintf(w, "budget         paused: %s of %s tokens spent today; background extraction and compaction resume at midnight (%s)\n",
+			cost.Group(t.Today), cost.Group(t.DailyLimit), relTime(t.ResumesAt, now))
+	}
 }
 
 // lastPass is when a compaction pass last finished, zero if never. A state
@@ -257,6 +298,7 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 			fmt.Fprintln(w, "extraction     off")
 		}
 	}
+	printTokens(w, r.Tokens, now)
 	if len(r.Problems) == 0 {
 		fmt.Fprintln(w, "problems       none")
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memoryd/memoryd/compactor"
 	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/cost"
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/index"
@@ -39,9 +40,10 @@ func daemonOptions(f *folder) daemon.Options {
 			Enabled: c.Compact.Enabled, Churn: c.Compact.Churn, MinEntries: c.Compact.MinEntries,
 			Interval: c.Compact.Interval.D(), Poll: c.Compact.Poll.D(),
 		},
-		Extract: daemon.ExtractPolicy{Debounce: c.Extract.Debounce.D()},
-		Version: version(),
-		Logger:  f.log,
+		Extract:     daemon.ExtractPolicy{Debounce: c.Extract.Debounce.D()},
+		DailyTokens: c.LLM.DailyTokens,
+		Version:     version(),
+		Logger:      f.log,
 	}
 }
 
@@ -109,7 +111,10 @@ func providerName(f *folder) string {
 	return "none"
 }
 
-// newLLM builds the configured LLM client.
+// newLLM builds the configured LLM client, which records the tokens of
+// every call in the state folder's ledger (cost.Counter): the daemon's,
+// the commands' and doctor's calls alike, so the daily budget and status
+// see all of them. It closes the provider when closed.
 func newLLM(f *folder) (llm.Completer, string, error) {
 	provider := providerName(f)
 	if provider == "opencode" {
@@ -119,7 +124,7 @@ func newLLM(f *folder) (llm.Completer, string, error) {
 	if err != nil {
 		return nil, provider, fmt.Errorf("llm: %w", err)
 	}
-	return c, provider, nil
+	return cost.NewCounter(c, f.stateDir, f.log), provider, nil
 }
 
 // openCodeModel: with the opencode provider and no model configured, the
