@@ -25,6 +25,12 @@ const (
 	// LogFile is the log every `memoryd run` writes beside its standard
 	// error, read by `memoryd logs`; it is rotated to LogFile+".1".
 	LogFile = "daemon.log"
+	// SearchFile is the SQLite full-text index of the memory files, a
+	// cache that package search rebuilds from the files whenever it is
+	// missing, stale or corrupt. Beside it live SQLite's own SearchFile+"-wal"
+	// and SearchFile+"-shm", and SearchFile+".lock", held only while a
+	// corrupt index is replaced.
+	SearchFile = "search.db"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the

@@ -1,0 +1,279 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestFTS5Available(t *testing.T) {
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'porter unicode61')`); err != nil {
+		t.Fatalf("FTS5 with the porter tokenizer is not compiled into modernc.org/sqlite: %v", err)
+	}
+	if _, err := db.Exec(`INSERT INTO t (body) VALUES ('indentation with tabs')`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM t WHERE t MATCH 'indenting'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("porter stemming: %d rows, %v", n, err)
+	}
+}
+
+func TestNameAndDescriptionBeatBody(t *testing.T) {
+	f := newFolder(t,
+		fact{"feedback", "aaa-mentions", "Notes on review comments", "", "Reviewers dislike tabs in YAML files."},
+		fact{"feedback", "prefers-tabs", "Indentation choice", "", "Use them everywhere."},
+		fact{"feedback", "zzz-described", "Wants tabs in Go code", "", "Nothing more."},
+	)
+	x := f.open()
+	q := Query{Words: "tabs"}
+	wantFiles(t, q, find(t, x, q), "feedback-prefers-tabs.md", "feedback-zzz-described.md", "feedback-aaa-mentions.md")
+}
+
+func TestCurrentProjectFirst(t *testing.T) {
+	body := "Run the linter before every commit."
+	f := newFolder(t,
+		fact{"project", "lint-a", "Lint rule", "other", body},
+		fact{"project", "lint-b", "Lint rule", "", body},
+		fact{"project", "lint-c", "Lint rule", "memoryd", body},
+	)
+	x := f.open()
+	for _, c := range []struct {
+		q    Query
+		want []string
+	}{
+		{Query{Words: "linter", Project: "memoryd", All: true}, []string{"project-lint-c.md", "project-lint-b.md", "project-lint-a.md"}},
+		{Query{Words: "linter", Project: "memoryd"}, []string{"project-lint-c.md", "project-lint-b.md"}},
+		{Query{Words: "linter", Project: "other"}, []string{"project-lint-a.md", "project-lint-b.md"}},
+		{Query{Words: "linter"}, []string{"project-lint-b.md"}},
+		{Query{Words: "linter", All: true}, []string{"project-lint-b.md", "project-lint-a.md", "project-lint-c.md"}},
+		{Query{Words: "linter", Project: "nowhere"}, []string{"project-lint-b.md"}},
+	} {
+		wantFiles(t, c.q, find(t, x, c.q), c.want...)
+	}
+	hits, err := x.Search(context.Background(), Query{Words: "linter", Project: "memoryd", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits[0].Project != "memoryd" || hits[1].Project != "" || hits[2].Project != "other" {
+		t.Errorf("projects of hits: %+v", hits)
+	}
+	if !(hits[0].Score > hits[1].Score && hits[1].Score > hits[2].Score && hits[2].Score > 0) {
+		t.Errorf("scores not decreasing and positive: %v %v %v", hits[0].Score, hits[1].Score, hits[2].Score)
+	}
+}
+
+func TestBetterMatchWinsAcrossProjects(t *testing.T) {
+	f := newFolder(t,
+		fact{"feedback", "prefers-tabs", "Prefers tabs for indentation", "", "Always."},
+		fact{"project", "build-notes", "How the build works", "memoryd", "The Makefile uses tabs, as make requires."},
+	)
+	x := f.open()
+	q := Query{Words: "tabs", Project: "memoryd"}
+	wantFiles(t, q, find(t, x, q), "feedback-prefers-tabs.md", "project-build-notes.md")
+}
+
+func TestStemming(t *testing.T) {
+	f := newFolder(t,
+		fact{"feedback", "style", "Code style", "", "Indent with tabs, never spaces."},
+		fact{"user", "other", "Unrelated", "", "Likes coffee."},
+	)
+	x := f.open()
+	for _, words := range []string{"indenting", "indented", "indents tabs", "indenting spaces", "INDENT", "tab"} {
+		q := Query{Words: words}
+		wantFiles(t, q, find(t, x, q), "feedback-style.md")
+	}
+}
+
+func TestLastWordIsAPrefix(t *testing.T) {
+	f := newFolder(t, fact{"feedback", "style", "Code style", "", "Prefers the gofumpt formatter."})
+	x := f.open()
+	for _, words := range []string{"gofum", "prefers gof", "form"} {
+		q := Query{Words: words}
+		wantFiles(t, q, find(t, x, q), "feedback-style.md")
+	}
+	q := Query{Words: "gofum zzz"} // only the last word is a prefix
+	wantFiles(t, q, find(t, x, q))
+}
+
+func TestAllWordsElseAny(t *testing.T) {
+	f := newFolder(t,
+		fact{"user", "coffee", "Drinks", "", "Likes coffee in the morning."},
+		fact{"user", "tea", "Drinks", "", "Likes tea in the afternoon."},
+	)
+	x := f.open()
+	q := Query{Words: "coffee morning"}
+	wantFiles(t, q, find(t, x, q), "user-coffee.md")
+	q = Query{Words: "coffee afternoon"} // no fact has both: either word will do
+	if got := find(t, x, q); len(got) != 2 {
+		t.Errorf("Search(%q) = %q, want both facts", q.Words, got)
+	}
+}
+
+func TestTypeFilter(t *testing.T) {
+	f := newFolder(t,
+		fact{"user", "editor", "Editor", "", "Uses vim."},
+		fact{"reference", "vim-docs", "Where vim docs are", "", "See :help."},
+	)
+	x := f.open()
+	q := Query{Words: "vim", Type: "reference"}
+	wantFiles(t, q, find(t, x, q), "reference-vim-docs.md")
+	q = Query{Words: "vim", Type: " USER "}
+	wantFiles(t, q, find(t, x, q), "user-editor.md")
+	q = Query{Words: "vim", Type: "project"}
+	wantFiles(t, q, find(t, x, q))
+}
+
+func TestLimit(t *testing.T) {
+	f := newFolder(t)
+	for i := range 30 {
+		f.write(fact{"user", "fact-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), "Same", "", "common word"})
+	}
+	x := f.open()
+	for _, c := range []struct{ limit, want int }{{0, DefaultLimit}, {-1, DefaultLimit}, {3, 3}, {100, 30}} {
+		if got := find(t, x, Query{Words: "common", Limit: c.limit}); len(got) != c.want {
+			t.Errorf("Limit %d: %d hits, want %d", c.limit, len(got), c.want)
+		}
+	}
+}
+
+func TestHitFields(t *testing.T) {
+	body := "First line about deploys.\n\n  Second   line,\tindented.\n" + strings.Repeat("filler words here ", 100) + "\nthe deploy key lives in the vault"
+	f := newFolder(t, fact{"reference", "deploy-key", "Where the deploy key is", "memoryd", body})
+	f.writeFile("sub/titled.md", "---\nname: titled\ntitle: A Title\ndescription: d\n---\nvault access\n")
+	x := f.open()
+	hits, err := x.Search(context.Background(), Query{Words: "vault", Project: "memoryd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("hits: %+v", hits)
+	}
+	if hits[0].File != "reference-deploy-key.md" {
+		hits[0], hits[1] = hits[1], hits[0]
+	}
+	h := hits[0]
+	if h.File != "reference-deploy-key.md" || h.Name != "deploy-key" || h.Description != "Where the deploy key is" ||
+		h.Type != "reference" || h.Project != "memoryd" || h.Title != "" {
+		t.Errorf("hit: %+v", h)
+	}
+	if !strings.Contains(h.Snippet, "vault") || strings.ContainsAny(h.Snippet, "\n\t") ||
+		len(h.Snippet) > snippetBytes || !utf8.ValidString(h.Snippet) {
+		t.Errorf("snippet %q: want one line of at most %d bytes around the match", h.Snippet, snippetBytes)
+	}
+	if t2 := hits[1]; t2.File != "sub/titled.md" || t2.Title != "A Title" || t2.Type != "" || t2.Snippet != "vault access" {
+		t.Errorf("hit in a subfolder: %+v", t2)
+	}
+}
+
+func TestHostileQueries(t *testing.T) {
+	f := newFolder(t,
+		fact{"feedback", "prefers-tabs", "Prefers tabs", "", "Tabs, not spaces. Ünïcode café 日本語 ok."},
+	)
+	x := f.open()
+	found := []string{"feedback-prefers-tabs.md"}
+	for _, c := range []struct {
+		words string
+		want  []string
+	}{
+		{`"tabs`, found},
+		{`tabs"`, found},
+		{`"tabs" "spaces"`, found},
+		{`tabs*`, found},
+		{`*tabs`, found},
+		{`-tabs`, found},
+		{`tabs -spaces`, found},
+		{`tabs AND`, found},
+		{`AND tabs`, nil}, // "and" is a word like any other; the fact lacks it, then OR finds it
+		{`tabs OR spaces`, nil},
+		{`NOT tabs`, nil},
+		{`NEAR(tabs spaces)`, found},
+		{`(tabs`, found},
+		{`tabs)`, found},
+		{`name:tabs`, nil},
+		{`{name}:tabs`, nil},
+		{`^tabs`, found},
+		{`tabs + spaces`, found},
+		{`prefers-tabs`, found},
+		{"tabs\x00spaces", found},
+		{"ta\x00bs", nil},
+		{"tabs\xff\xfe", found},
+		{`café`, found},
+		{`CAFE`, found}, // diacritics are folded
+		{`日本語`, found},
+		{`🙂 tabs`, found},
+		{`'tabs'`, found},
+		{`tabs;DROP TABLE fact;--`, nil},
+		{strings.Repeat("tabs ", 10000), found},
+		{strings.Repeat("x", 100000), nil},
+		{strings.Repeat(`"(*`, 1000) + "tabs", found},
+	} {
+		hits, err := x.Search(context.Background(), Query{Words: c.words, All: true})
+		if err != nil {
+			t.Errorf("Search(%.40q): %v", c.words, err)
+			continue
+		}
+		if c.want != nil && !slicesEqual(files(hits), c.want) {
+			t.Errorf("Search(%.40q) = %q, want %q", c.words, files(hits), c.want)
+		}
+	}
+	for _, words := range []string{"", "   ", "\t\n", `"`, `""`, `*`, `- * ( ) : ^ "`, "\x00", "🙂", "\xff"} {
+		if _, err := x.Search(context.Background(), Query{Words: words}); !errors.Is(err, ErrNoWords) {
+			t.Errorf("Search(%q): %v, want ErrNoWords", words, err)
+		}
+	}
+	// The index is still whole after all that.
+	q := Query{Words: "tabs"}
+	wantFiles(t, q, find(t, x, q), found...)
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+func TestMatchExprs(t *testing.T) {
+	for _, c := range []struct{ in, all, either string }{
+		{"tabs", `"tabs"*`, `"tabs"*`},
+		{`a "b" c`, `"a" "b" "c"*`, `"a" OR "b" OR "c"*`},
+		{`prefers-tabs NEAR(x:y)`, `"prefers tabs" "NEAR x y"*`, `"prefers tabs" OR "NEAR x y"*`},
+		{"x\x00y", `"x" "y"*`, `"x" OR "y"*`},
+		{"- * tabs", `"tabs"*`, `"tabs"*`},
+		{"", "", ""},
+	} {
+		all, either := matchExprs(c.in)
+		if all != c.all || either != c.either {
+			t.Errorf("matchExprs(%q) = %q, %q; want %q, %q", c.in, all, either, c.all, c.either)
+		}
+	}
+	all, _ := matchExprs(strings.Repeat("word ", 100) + strings.Repeat("é", 200))
+	if n := strings.Count(all, `"`) / 2; n != maxWords {
+		t.Errorf("%d words kept, want %d", n, maxWords)
+	}
+}
+
+func TestInvalidProjectIsGlobal(t *testing.T) {
+	f := newFolder(t, fact{"project", "odd", "Odd scope", "Not A Slug!", "Linter rules."})
+	x := f.open()
+	q := Query{Words: "linter"}
+	hits, err := x.Search(context.Background(), q)
+	if err != nil || len(hits) != 1 || hits[0].Project != "" {
+		t.Errorf("Search: %+v, %v; want the fact as a global one, as MEMORY.md lists it", hits, err)
+	}
+}
+
+func TestNewerFirstAmongEquals(t *testing.T) {
+	f := newFolder(t)
+	for _, c := range []struct{ name, updated string }{{"a-old", "2024-01-02"}, {"b-new", "2025-3-7"}, {"c-none", ""}} {
+		f.writeFile("user-"+c.name+".md", "---\nname: "+c.name+"\ndescription: Same\nmetadata:\n  type: user\n  updated: "+
+			c.updated+"\n---\nSame words.\n")
+	}
+	x := f.open()
+	q := Query{Words: "words"}
+	wantFiles(t, q, find(t, x, q), "user-b-new.md", "user-a-old.md", "user-c-none.md")
+}

@@ -1,0 +1,242 @@
+package search
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/memoryd/memoryd/index"
+)
+
+// optimizeAfter is how many rows a change must touch before the full-text
+// index is merged into one segment afterwards, which keeps queries fast
+// after a rebuild; small changes leave that to FTS5's automatic merging.
+const optimizeAfter = 500
+
+// Sync makes the index hold exactly the memories of snap: new files are
+// added, files whose hash changed are indexed again, files not in snap are
+// dropped. A memory with an empty Hash is always indexed again. It costs a
+// listing of the folder and a read of the indexed hashes when nothing
+// changed, plus the files that did.
+//
+// Sync also records the folder's fingerprint, so that Fresh in another
+// process finds the index fresh. When the files in the folder are not those
+// of snap (it was taken before a change Sync will be called for again), the
+// index is marked stale instead, and the next Fresh rebuilds it from the
+// files. The daemon calls Sync after each change to its index.Store.
+func (x *Index) Sync(snap index.Snapshot) error {
+	sum := ""
+	if fp, err := takeFingerprint(x.memoryDir); err == nil && fp.sameFiles(snap) {
+		sum = fp.sum
+	}
+	ctx := context.Background()
+	return x.do(ctx, func() error {
+		_, err := x.apply(ctx, snap, sum)
+		return err
+	}, nil)
+}
+
+// Fresh makes sure the index matches the files, for a command about to
+// search: when the folder's fingerprint is the one stored with the index it
+// does nothing more (a listing of the folder); otherwise — the index is new,
+// was deleted, reset or replaced, or the files changed while no daemon
+// synced them — it scans the folder and brings the index up to date with
+// Sync's rules. It fails only when the memory folder cannot be read.
+func (x *Index) Fresh(ctx context.Context) error {
+	fresh := func() error { return x.fresh(ctx) }
+	return x.do(ctx, fresh, nil)
+}
+
+func (x *Index) fresh(ctx context.Context) error {
+	fp, err := takeFingerprint(x.memoryDir)
+	if err != nil {
+		return err
+	}
+	stored, err := storedFingerprint(x.db)
+	if err != nil || stored == fp.sum {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.scans++
+	store := index.NewStore(x.memoryDir)
+	if err := store.Scan(); err != nil {
+		return err
+	}
+	_, err = x.apply(ctx, store.Snapshot(), fp.sum)
+	return err
+}
+
+// storedFingerprint returns the fingerprint stored with the index, "" when
+// none is (the index was never built, or is known to be stale).
+func storedFingerprint(q queryer) (string, error) {
+	var sum string
+	err := q.QueryRow(`SELECT value FROM meta WHERE key = 'fingerprint'`).Scan(&sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return sum, err
+}
+
+// indexed is a row of fact as apply compares it.
+type indexed struct {
+	id   int64
+	hash string
+}
+
+// apply makes the index hold the memories of snap and the fingerprint sum,
+// in one transaction, and returns how many facts it added, changed or
+// dropped. It writes nothing when nothing differs.
+func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int, error) {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	old, err := loadHashes(tx)
+	if err != nil {
+		return 0, err
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	defer w.close()
+	changed := 0
+	for _, m := range snap.Memories {
+		prev, ok := old[m.File]
+		if ok && prev.id < 0 {
+			continue // the same file twice: the first one counts
+		}
+		old[m.File] = indexed{id: -1}
+		if ok && m.Hash != "" && prev.hash == m.Hash {
+			continue
+		}
+		changed++
+		if ok {
+			err = w.replace(prev.id, m)
+		} else {
+			err = w.insert(m)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("index %s: %w", m.File, err)
+		}
+	}
+	for file, prev := range old {
+		if prev.id < 0 {
+			continue
+		}
+		changed++
+		if err := w.remove(prev.id); err != nil {
+			return 0, fmt.Errorf("drop %s from search index: %w", file, err)
+		}
+	}
+	stored, err := storedFingerprint(tx)
+	if err != nil {
+		return 0, err
+	}
+	if changed == 0 && stored == sum {
+		return 0, nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)`, sum); err != nil {
+		return 0, err
+	}
+	if changed >= optimizeAfter {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_text (fact_text) VALUES ('optimize')`); err != nil {
+			return 0, err
+		}
+	}
+	return changed, tx.Commit()
+}
+
+// loadHashes returns every indexed file with its row id and hash.
+func loadHashes(tx *sql.Tx) (map[string]indexed, error) {
+	rows, err := tx.Query(`SELECT id, file, hash FROM fact`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	old := make(map[string]indexed)
+	for rows.Next() {
+		var file string
+		var e indexed
+		if err := rows.Scan(&e.id, &file, &e.hash); err != nil {
+			return nil, err
+		}
+		old[file] = e
+	}
+	return old, rows.Err()
+}
+
+// writer holds the statements apply changes rows with.
+type writer struct {
+	ctx                                         context.Context
+	insFact, updFact, delFact, insText, delText *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{ctx: ctx}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{&w.insFact, `INSERT INTO fact (file, hash, type, project, updated) VALUES (?, ?, ?, ?, ?)`},
+		{&w.updFact, `UPDATE fact SET hash = ?, type = ?, project = ?, updated = ? WHERE id = ?`},
+		{&w.delFact, `DELETE FROM fact WHERE id = ?`},
+		{&w.insText, `INSERT INTO fact_text (rowid, name, title, description, body) VALUES (?, ?, ?, ?, ?)`},
+		{&w.delText, `DELETE FROM fact_text WHERE rowid = ?`},
+	} {
+		stmt, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*p.stmt = stmt
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, s := range []*sql.Stmt{w.insFact, w.updFact, w.delFact, w.insText, w.delText} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *writer) insert(m *index.Memory) error {
+	res, err := w.insFact.ExecContext(w.ctx, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate())
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	return w.text(id, m)
+}
+
+func (w *writer) replace(id int64, m *index.Memory) error {
+	if _, err := w.delText.ExecContext(w.ctx, id); err != nil {
+		return err
+	}
+	if _, err := w.updFact.ExecContext(w.ctx, m.Hash, m.Type, m.Scope(), m.UpdatedDate(), id); err != nil {
+		return err
+	}
+	return w.text(id, m)
+}
+
+func (w *writer) text(id int64, m *index.Memory) error {
+	_, err := w.insText.ExecContext(w.ctx, id, m.Name, m.Title, m.Description, m.Body)
+	return err
+}
+
+func (w *writer) remove(id int64) error {
+	if _, err := w.delText.ExecContext(w.ctx, id); err != nil {
+		return err
+	}
+	_, err := w.delFact.ExecContext(w.ctx, id)
+	return err
+}
