@@ -1,7 +1,10 @@
 // Package llmtest is a fake LLM for tests: a real HTTP server on 127.0.0.1
 // that speaks the OpenAI chat-completions API (plain JSON and SSE streaming,
-// which OpenCode's openai-compatible provider uses) and the Anthropic
-// messages API, records every request and answers with a handler function.
+// which OpenCode's openai-compatible provider uses), the Anthropic messages
+// API (Claude Code) and the OpenAI Responses API (Codex), records every
+// request and answers with a handler function: text, or a tool call
+// (Call) in each API's shape, so that a real agent runs a tool and sends
+// its result back.
 //
 // # Plain use
 //
@@ -57,8 +60,9 @@ const TitleText = "Test session"
 
 // Recorded is one request the server received.
 type Recorded struct {
-	// API is "openai" or "anthropic"; Kind is "prompt", or "title" for an
-	// OpenCode title-generation request.
+	// API is "openai" (chat completions), "anthropic" (messages) or
+	// "responses" (OpenAI Responses API); Kind is "prompt", or "title" for
+	// an OpenCode title-generation request.
 	API, Kind string
 	Method    string
 	Path      string
@@ -67,10 +71,20 @@ type Recorded struct {
 	Body      map[string]any // Raw parsed as JSON (nil if it was not JSON)
 	Model     string
 	Stream    bool
-	// System is the text of every system message (OpenAI) or of the system
-	// field (Anthropic), joined by "\n"; User the text of every user
-	// message joined by "\n".
+	// System is the text of every system or developer message (OpenAI
+	// chat, Responses), of the system field (Anthropic) or of the
+	// instructions field (Responses), joined by "\n"; User the text of
+	// every user message joined by "\n".
 	System, User string
+	// Tools are the names of the tools the request offers the model. A
+	// Responses API namespace tool {"type": "namespace", "name": "mcp__x",
+	// "tools": [{"name": "t"}]} (Codex's MCP tools) is listed as
+	// "mcp__x__t", the name Claude Code gives the same tool.
+	Tools []string
+	// ToolResults are the texts of the tool results the request carries:
+	// role "tool" messages (chat), tool_result blocks (Anthropic),
+	// function_call_output items (Responses), in order.
+	ToolResults []string
 	// Task is the X-Memoryd-Task header.
 	Task string
 }
@@ -90,6 +104,9 @@ type Reply struct {
 	// InputTokens and OutputTokens are reported as usage; 0 means a count
 	// derived from the text lengths.
 	InputTokens, OutputTokens int
+	// Tool, when set, makes the answer a call of that tool (after Text,
+	// when Text is not empty).
+	Tool *ToolCall
 }
 
 // Text answers s.
@@ -218,6 +235,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		api = "openai"
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		api = "anthropic"
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		api = "responses"
+	}
+	if r.Method == http.MethodHead && r.URL.Path == "/" {
+		return // Claude Code's connectivity check
 	}
 	if api == "" {
 		http.NotFound(w, r)
@@ -262,14 +284,19 @@ func (s *Server) write(w http.ResponseWriter, rec Recorded, reply Reply) {
 	if in == 0 && out == 0 {
 		in, out = max(1, (len(rec.System)+len(rec.User))/4), max(1, len(reply.Text)/4)
 	}
+	a := answer{model: rec.Model, text: reply.Text, tool: reply.Tool, in: in, out: out}
 	switch {
+	case rec.API == "responses" && rec.Stream:
+		streamResponses(w, a)
+	case rec.API == "responses":
+		writeJSON(w, http.StatusOK, a.response())
 	case rec.API == "openai" && rec.Stream:
-		streamOpenAI(w, rec.Model, reply.Text, in, out)
+		streamOpenAI(w, a)
 	case rec.API == "openai":
-		answerOpenAI(w, rec.Model, reply.Text, in, out)
+		answerOpenAI(w, a)
 	case rec.Stream:
-		streamAnthropic(w, rec.Model, reply.Text, in, out)
+		streamAnthropic(w, a)
 	default:
-		answerAnthropic(w, rec.Model, reply.Text, in, out)
+		answerAnthropic(w, a)
 	}
 }

@@ -24,12 +24,20 @@ func record(api string, r *http.Request, raw []byte) Recorded {
 	rec.Model, _ = rec.Body["model"].(string)
 	rec.Stream, _ = rec.Body["stream"].(bool)
 	var system, user []string
-	if api == "anthropic" {
+	switch api {
+	case "anthropic":
 		if s := text(rec.Body["system"]); s != "" {
+			system = append(system, s)
+		}
+	case "responses":
+		if s := text(rec.Body["instructions"]); s != "" {
 			system = append(system, s)
 		}
 	}
 	msgs, _ := rec.Body["messages"].([]any)
+	if api == "responses" {
+		msgs, _ = rec.Body["input"].([]any)
+	}
 	for _, m := range msgs {
 		m, _ := m.(map[string]any)
 		switch m["role"] {
@@ -38,7 +46,9 @@ func record(api string, r *http.Request, raw []byte) Recorded {
 		case "user":
 			user = append(user, text(m["content"]))
 		}
+		rec.ToolResults = append(rec.ToolResults, toolResults(m)...)
 	}
+	rec.Tools = toolNames(rec.Body["tools"], "")
 	rec.System = strings.Join(system, "\n")
 	rec.User = strings.Join(user, "\n")
 	if strings.HasPrefix(rec.System, titlePrompt) {
@@ -90,15 +100,6 @@ func writeError(w http.ResponseWriter, api string, reply Reply) {
 		"message": msg, "type": "server_error", "code": nil}})
 }
 
-func answerOpenAI(w http.ResponseWriter, model, text string, in, out int) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"id": "chatcmpl-llmtest", "object": "chat.completion", "created": 1, "model": model,
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": text}}},
-		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
-	})
-}
-
 // sse writes server-sent events and flushes after each.
 type sse struct{ w http.ResponseWriter }
 
@@ -130,51 +131,4 @@ func chunks(text string) []string {
 		i++
 	}
 	return []string{text[:i], text[i:]}
-}
-
-func streamOpenAI(w http.ResponseWriter, model, text string, in, out int) {
-	s := newSSE(w)
-	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": 1,
-			"model": model, "choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
-	}
-	s.send("", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	for _, c := range chunks(text) {
-		s.send("", chunk(map[string]any{"content": c}, nil))
-	}
-	s.send("", chunk(map[string]any{}, "stop"))
-	s.send("", map[string]any{"id": "chatcmpl-llmtest", "object": "chat.completion.chunk", "created": 1,
-		"model": model, "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out}})
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func answerAnthropic(w http.ResponseWriter, model, text string, in, out int) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"id": "msg_llmtest", "type": "message", "role": "assistant", "model": model,
-		"content":     []any{map[string]any{"type": "text", "text": text}},
-		"stop_reason": "end_turn", "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": in, "output_tokens": out},
-	})
-}
-
-func streamAnthropic(w http.ResponseWriter, model, text string, in, out int) {
-	s := newSSE(w)
-	s.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": "msg_llmtest", "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": in, "output_tokens": 1}}})
-	s.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "text", "text": ""}})
-	for _, c := range chunks(text) {
-		s.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": c}})
-	}
-	s.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	s.send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": out}})
-	s.send("message_stop", map[string]any{"type": "message_stop"})
 }
