@@ -102,6 +102,12 @@ func (r *fastReader) nestedPair(depth int, key, val string) bool {
 			r.metaType = scalarValue(val)
 		case "readonly":
 			r.f.readonly = truthy(scalarValue(val))
+		case "pinned":
+			r.f.pinned = truthy(scalarValue(val))
+		case "project":
+			r.f.project = scalarValue(val)
+		case "updated":
+			r.f.updated = scalarValue(val)
 		}
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -11,17 +12,20 @@ import (
 // Format returns the file's bytes: "---", the frontmatter, "---", then the
 // body with LF line endings and a final newline.
 //
-// When no known field (Name, Title, Description, Type, Readonly) differs
-// from what Parse read, the frontmatter is written exactly as read (with LF
+// When no known field (Name, Title, Description, Type, Readonly, Project,
+// Updated, Pinned) differs from what Parse read, the frontmatter is written exactly as read (with LF
 // line endings), so formatting an unchanged memory never reflows it and a
 // name derived from the file name is not added. Otherwise the frontmatter is
 // re-encoded from its YAML tree with two-space indentation: keys memoryd does
 // not know, in the frontmatter and in metadata, are kept with their comments,
 // and only the changed known keys are set, added or (for a zero value)
 // removed. A changed Type is written where the file had it (metadata.type,
-// else a top-level type), else to metadata.type. A new memory (NewMemory or
-// a literal) gets name, title, description and metadata.type, readonly in
-// that order.
+// else a top-level type), else to metadata.type; Project, Updated and Pinned
+// go to metadata.project, metadata.updated (a date unquoted) and
+// metadata.pinned. A new memory (NewMemory or a literal) gets name, title,
+// description and metadata.type, project, updated, pinned, readonly in that
+// order; a key added to an existing metadata goes after the known keys
+// before it in that order, else first.
 //
 // Format is stable: Format(Parse(Format(m))) == Format(m). It does not
 // change m and is safe to call from several goroutines.
@@ -100,12 +104,17 @@ func (m *Memory) syncTo(root *yaml.Node, cur fields) {
 	if cur.typ != o.typ {
 		e.setType(cur.typ)
 	}
+	if cur.project != o.project {
+		e.setMeta("project", stringNode(cur.project), "type")
+	}
+	if cur.updated != o.updated {
+		e.setMeta("updated", dateNode(cur.updated), "project", "type")
+	}
+	if cur.pinned != o.pinned {
+		e.setMeta("pinned", boolNode(cur.pinned), "updated", "project", "type")
+	}
 	if cur.readonly != o.readonly {
-		if cur.readonly {
-			e.setValue(e.metadata(true), "readonly", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "type", "")
-		} else {
-			e.removeMeta("readonly")
-		}
+		e.setMeta("readonly", boolNode(cur.readonly), "pinned", "updated", "project", "type")
 	}
 	for _, old := range e.detached {
 		if old.Anchor != "" {
@@ -164,6 +173,45 @@ func (e *editor) metadata(create bool) *yaml.Node {
 	e.root.Content[i+1] = fresh
 	e.detached = append(e.detached, v)
 	return fresh
+}
+
+// setMeta sets metadata.key to v, creating metadata when needed, or removes
+// it (and an emptied metadata) when v is nil. A new key goes right after the
+// first of after that exists, else first.
+func (e *editor) setMeta(key string, v *yaml.Node, after ...string) {
+	if v == nil {
+		e.removeMeta(key)
+		return
+	}
+	e.setValue(e.metadata(true), key, v, append(after, "")...)
+}
+
+// stringNode is s as a string value, or nil for "".
+func stringNode(s string) *yaml.Node {
+	if s == "" {
+		return nil
+	}
+	return scalar(s)
+}
+
+// dateNode is like stringNode, but a date ("2025-03-07", "2025-3-7") is
+// written plain, as people write it, rather than quoted as a string.
+func dateNode(s string) *yaml.Node {
+	if s == "" {
+		return nil
+	}
+	if _, err := time.Parse("2006-1-2", s); err == nil {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: s}
+	}
+	return scalar(s)
+}
+
+// boolNode is "true", or nil for false.
+func boolNode(b bool) *yaml.Node {
+	if !b {
+		return nil
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
 }
 
 // removeMeta removes metadata.key, and metadata itself if that empties it.

@@ -113,6 +113,22 @@ func TestFormatChangedFields(t *testing.T) {
 		{"aliased metadata copied", "---\nbase: &b {type: user, x: 1}\nmetadata: *b\n---\n", func(m *Memory) { m.Type = "project" },
 			"---\nbase: &b {type: user, x: 1}\nmetadata: {type: project, x: 1}\n---\n"},
 		{"empty frontmatter", "---\n---\n", func(*Memory) {}, "---\n---\n"},
+		{"project, updated, pinned added after type", "---\nname: x\nmetadata:\n  type: project\n  readonly: true\n  source: hand\n---\n",
+			func(m *Memory) { m.Project, m.Updated, m.Pinned = "memoryd", "2025-03-07", true },
+			"---\nname: x\nmetadata:\n  type: project\n  project: memoryd\n  updated: 2025-03-07\n  pinned: true\n  readonly: true\n  source: hand\n---\n"},
+		{"project, updated, pinned into new metadata", "---\nname: x\n---\n",
+			func(m *Memory) { m.Project, m.Updated, m.Pinned = "memoryd", "2025-3-7", true },
+			"---\nname: x\nmetadata:\n  project: memoryd\n  updated: 2025-3-7\n  pinned: true\n---\n"},
+		{"updated changed in place, source mapping kept", "---\nname: x\nmetadata:\n  source:\n    agent: cli # by hand\n    at: 2025-01-02T03:04:05Z\n  updated: 2024-01-01\n  type: user\n---\n",
+			func(m *Memory) { m.Updated = "2025-03-07" },
+			"---\nname: x\nmetadata:\n  source:\n    agent: cli # by hand\n    at: 2025-01-02T03:04:05Z\n  updated: 2025-03-07\n  type: user\n---\n"},
+		{"updated that is not a date is quoted", "---\nname: x\n---\n", func(m *Memory) { m.Updated = "123" },
+			"---\nname: x\nmetadata:\n  updated: \"123\"\n---\n"},
+		{"project, updated, pinned removed", "---\nname: x\nmetadata:\n  project: a\n  updated: 2025-03-07\n  pinned: yes\n---\n",
+			func(m *Memory) { m.Project, m.Updated, m.Pinned = "", "", false },
+			"---\nname: x\n---\n"},
+		{"unchanged pinned yes kept", "---\nname: x\nmetadata:\n  pinned: yes # keep\n  project: a\n---\n", func(m *Memory) { m.Project = "b" },
+			"---\nname: x\nmetadata:\n  pinned: yes # keep\n  project: b\n---\n"},
 		{"body kept byte for byte", "---\nname: x\n---\n\n  indented\n\n\n", func(*Memory) {},
 			"---\nname: x\n---\n\n  indented\n\n\n"},
 	}
@@ -141,4 +157,8 @@ func TestNewMemory(t *testing.T) {
 	}
 	lit := &Memory{File: "y.md", Name: "y", Title: "Y", Readonly: true}
 	checkFormat(t, lit, "---\nname: y\ntitle: Y\nmetadata:\n  readonly: true\n---\n")
+	full := NewMemory("project", "freeze", "No schema changes", "b")
+	full.Project, full.Updated, full.Pinned, full.Readonly = "billing", "2025-03-07", true, true
+	checkFormat(t, full, "---\nname: freeze\ndescription: No schema changes\nmetadata:\n  type: project\n"+
+		"  project: billing\n  updated: 2025-03-07\n  pinned: true\n  readonly: true\n---\nb\n")
 }

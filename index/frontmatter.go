@@ -123,8 +123,8 @@ func (fm frontmatter) yamlError(err error) error {
 	return &ParseError{fm.rel, line, "invalid YAML: " + msg}
 }
 
-// known reads name, title, description, type and metadata.{type,readonly}
-// from the root mapping.
+// known reads name, title, description, type and
+// metadata.{type,readonly,project,updated,pinned} from the root mapping.
 func (fm frontmatter) known(root *yaml.Node) (fields, error) {
 	var f fields
 	var topType, metaType string
@@ -142,7 +142,7 @@ func (fm frontmatter) known(root *yaml.Node) (fields, error) {
 			dst = &topType
 		case "metadata":
 			var err error
-			if metaType, f.readonly, err = fm.metadata(v); err != nil {
+			if metaType, err = fm.metadata(v, &f); err != nil {
 				return f, err
 			}
 			continue
@@ -162,25 +162,42 @@ func (fm frontmatter) known(root *yaml.Node) (fields, error) {
 	return f, nil
 }
 
-func (fm frontmatter) metadata(v *yaml.Node) (typ string, readonly bool, err error) {
+// metadata reads metadata.type (returned, for known to weigh against a
+// top-level type) and metadata.{readonly,project,updated,pinned} into f.
+// Only metadata.type must be a single value: the others, which only place
+// and order the index, read as unset otherwise.
+func (fm frontmatter) metadata(v *yaml.Node, f *fields) (typ string, err error) {
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
-		return "", false, nil
+		return "", nil
 	}
 	if v.Kind != yaml.MappingNode {
-		return "", false, fm.errorAt(v.Line, "metadata is not a mapping of keys to values")
+		return "", fm.errorAt(v.Line, "metadata is not a mapping of keys to values")
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolve(v.Content[i+1])
+		plain := val.Kind == yaml.ScalarNode && val.Tag != "!!null"
 		switch k.Value {
 		case "type":
 			if typ, err = fm.scalar("metadata.type", val); err != nil {
-				return "", false, err
+				return "", err
 			}
 		case "readonly":
-			readonly = val.Kind == yaml.ScalarNode && truthy(val.Value)
+			f.readonly = plain && truthy(val.Value)
+		case "pinned":
+			f.pinned = plain && truthy(val.Value)
+		case "project":
+			f.project = ""
+			if plain {
+				f.project = val.Value
+			}
+		case "updated":
+			f.updated = ""
+			if plain {
+				f.updated = val.Value
+			}
 		}
 	}
-	return typ, readonly, nil
+	return typ, nil
 }
 
 func (fm frontmatter) scalar(key string, v *yaml.Node) (string, error) {

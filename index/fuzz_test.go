@@ -29,6 +29,9 @@ func FuzzParse(f *testing.F) {
 		"---\n0000: 0\n0000000000: |\n\n 0\n---",
 		"---\n---\n\r",
 		"---\n0:\n  e: \n  e:\n---",
+		"---\nname: x\nmetadata:\n  type: project\n  project: memoryd\n  updated: 2025-03-07\n  pinned: true\n  source:\n    agent: cli\n---\nb\n",
+		"---\nmetadata:\n  project: [a]\n  updated: {d: 1}\n  pinned: [true]\n---\n",
+		"---\nmetadata:\n  project: 'Not A Slug'\n  updated: \"2025-3-7\"\n  pinned: yes\n---\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -44,7 +47,11 @@ func FuzzParse(f *testing.F) {
 		checkRoundTrip(t, m)
 		c := *m
 		c.Name, c.Description, c.Type, c.Readonly = "renamed", "new\ndescription", "project", !m.Readonly
+		c.Project, c.Updated, c.Pinned = changed(m.Project, "memoryd"), changed(m.Updated, "2025-03-07"), !m.Pinned
 		checkChangedFormat(t, m, &c)
+		d := *m
+		d.Project, d.Updated = changed(m.Project, "true"), changed(m.Updated, "2025-3-7 a: b")
+		checkChangedFormat(t, m, &d)
 		_ = Build(Snapshot{Memories: []*Memory{m, &c}})
 	})
 }
@@ -59,7 +66,8 @@ func checkRoundTrip(t *testing.T, m *Memory) {
 		t.Fatalf("Format output does not parse: %v\n%s", err, out)
 	}
 	if again.Name != m.Name || again.Title != m.Title || again.Description != m.Description ||
-		again.Type != m.Type || again.Readonly != m.Readonly ||
+		again.Type != m.Type || again.Readonly != m.Readonly || again.Project != m.Project ||
+		again.Updated != m.Updated || again.Pinned != m.Pinned ||
 		trimEOL(again.Body) != trimEOL(m.Body) {
 		t.Fatalf("fields changed by Format:\n%+v\n%+v\n%s", *m, *again, out)
 	}
@@ -72,12 +80,16 @@ func checkRoundTrip(t *testing.T, m *Memory) {
 // with c's fields and m's unknown keys.
 func checkChangedFormat(t *testing.T, m, c *Memory) {
 	t.Helper()
-	changed, err := Parse("f.md", c.Format())
+	got, err := Parse("f.md", c.Format())
 	if err != nil {
 		t.Fatalf("changed Format does not parse: %v\n%s", err, c.Format())
 	}
-	if changed.Name != c.Name || changed.Description != c.Description || changed.Type != c.Type || changed.Readonly != c.Readonly {
-		t.Fatalf("changed fields lost:\n%+v\n%s", *changed, c.Format())
+	if twice := got.Format(); !bytes.Equal(twice, c.Format()) {
+		t.Fatalf("changed Format not stable:\n%q\n%q", c.Format(), twice)
+	}
+	if got.Name != c.Name || got.Description != c.Description || got.Type != c.Type || got.Readonly != c.Readonly ||
+		got.Project != c.Project || got.Updated != c.Updated || got.Pinned != c.Pinned {
+		t.Fatalf("changed fields lost:\n%+v\n%s", *got, c.Format())
 	}
 	// yaml.v3 cannot re-encode every document faithfully (block scalars
 	// that start with a blank line, nulls in flow mappings); check that
@@ -110,8 +122,9 @@ func sameUnknown(t *testing.T, a, b string) bool {
 		for _, k := range []string{"name", "title", "description", "type"} {
 			e.removeKey(root, k)
 		}
-		e.removeMeta("type")
-		e.removeMeta("readonly")
+		for _, k := range []string{"type", "readonly", "project", "updated", "pinned"} {
+			e.removeMeta(k)
+		}
 		if meta := e.metadata(false); meta == nil || len(meta.Content) == 0 {
 			e.removeKey(root, "metadata")
 		}
@@ -140,6 +153,15 @@ func sameNode(a, b *yaml.Node, budget *int) bool {
 	return true
 }
 
+// changed returns a value other than old: v, or v with a suffix when old
+// already is v.
+func changed(old, v string) string {
+	if old == v {
+		return v + "-2"
+	}
+	return v
+}
+
 func trimEOL(s string) string { return strings.TrimRight(strings.TrimSuffix(s, "\n"), "\r") }
 
 // FuzzFastPath checks that wherever the fast frontmatter reader answers, it
@@ -160,6 +182,9 @@ func FuzzFastPath(f *testing.F) {
 		"x:\n  y:\n    z: 1\n",
 		"name: café ü 中文\n",
 		"name: a\u0085b\n",
+		"metadata:\n  project: memoryd\n  updated: 2025-03-07\n  pinned: yes\n",
+		"metadata:\n  project:\n  updated: ~\n  pinned: 1\n",
+		"metadata:\n  project: a b\n  updated: 2025-03-07T10:00:00Z\n",
 	} {
 		f.Add(s)
 	}
@@ -185,6 +210,7 @@ func TestFastPathCoversCommonFiles(t *testing.T) {
 		string(NewMemory("feedback", "prefers-tabs", "Prefers tabs over spaces, in every language (Go too)", "b").Format()),
 		"---\nname: email\ndescription: Work email is a@b.example; personal is c@d.example\ntype: user\n---\n",
 		"---\nname: x\ntitle: Deploys — how and when\ndescription: Deploy on Fridays? Never.\nmetadata:\n  type: project\n  readonly: true\n  source: hand-written\n---\n",
+		"---\nname: x\ndescription: d\nmetadata:\n  type: project\n  project: memoryd\n  updated: 2025-03-07\n  pinned: true\n---\n",
 	}
 	for _, c := range common {
 		m := mustParse(t, "x.md", c)

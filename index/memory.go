@@ -7,6 +7,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memoryd/memoryd/project"
 )
 
 // Memory is one parsed memory file.
@@ -26,6 +28,9 @@ type Memory struct {
 	Description string // frontmatter description, may be ""
 	Type        string // metadata.type, else top-level type; trimmed and lower-cased; "" if missing
 	Readonly    bool   // metadata.readonly: true (also "yes", "on", "1")
+	Project     string // metadata.project as written: a project slug, "" for a global fact (see Scope)
+	Updated     string // metadata.updated as written, normally "YYYY-MM-DD" (see UpdatedDate)
+	Pinned      bool   // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
 	Body        string // text after the frontmatter, LF line endings
 	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
 
@@ -39,10 +44,59 @@ type Memory struct {
 type fields struct {
 	name, title, description, typ string
 	readonly                      bool
+	project, updated              string
+	pinned                        bool
 }
 
 func (m *Memory) fields() fields {
-	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly}
+	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned}
+}
+
+// Scope returns the project whose index lists m: Project when it is a valid
+// project slug (project.Valid), else "" — a global fact. A fact whose
+// metadata.project is not a valid slug is listed in MEMORY.md with the
+// global ones, and MEMORY.md's banner names it (see Snapshot.BadProjects).
+func (m *Memory) Scope() string {
+	if project.Valid(m.Project) {
+		return m.Project
+	}
+	return ""
+}
+
+// UpdatedDate returns metadata.updated as a sortable "YYYY-MM-DD", or "" when
+// it does not start with a date. It reads loosely what people write: one-digit
+// months and days ("2025-3-7"), and a time after the date
+// ("2025-03-07T10:00:00Z", "2025-03-07 10:00").
+func (m *Memory) UpdatedDate() string {
+	return dateKey(m.Updated)
+}
+
+func dateKey(s string) string {
+	num := func(s string, lo, hi int) (n, used int) {
+		for used < len(s) && used < hi && s[used] >= '0' && s[used] <= '9' {
+			n = n*10 + int(s[used]-'0')
+			used++
+		}
+		if used < lo {
+			return 0, 0
+		}
+		return n, used
+	}
+	y, i := num(s, 4, 4)
+	if i == 0 || i >= len(s) || s[i] != '-' {
+		return ""
+	}
+	mo, j := num(s[i+1:], 1, 2)
+	i += 1 + j
+	if j == 0 || i >= len(s) || s[i] != '-' || mo < 1 || mo > 12 {
+		return ""
+	}
+	d, j := num(s[i+1:], 1, 2)
+	i += 1 + j
+	if j == 0 || d < 1 || d > 31 || i < len(s) && s[i] != 'T' && s[i] != 't' && s[i] != ' ' {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y, mo, d)
 }
 
 // ParseError is why a memory file could not be read. Line is the 1-based line
@@ -84,7 +138,9 @@ const bom = "\uFEFF"
 // markers, no frontmatter or no closing "---", YAML syntax errors,
 // frontmatter that is not a mapping, duplicate keys, a known key (name,
 // title, description, type) that is not a single value, or a metadata value
-// that is not a mapping.
+// that is not a mapping. metadata.project and metadata.updated that are not
+// a single value, like a readonly or pinned flag that is not "true", are
+// read as unset rather than refused: they only order and place the index.
 //
 // A line "=======" alone counts as a conflict marker only when the file also
 // has a "<<<<<<<", "|||||||" or ">>>>>>>" marker line, because on its own it
@@ -118,7 +174,8 @@ func parse(rel string, data []byte, hash string) (*Memory, error) {
 	}
 	m := &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
-		Type: f.typ, Readonly: f.readonly, Body: body, Hash: hash,
+		Type: f.typ, Readonly: f.readonly, Project: f.project, Updated: f.updated, Pinned: f.pinned,
+		Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
 	}
 	m.line = newEntryLine(m)

@@ -118,13 +118,21 @@ func TestParseAccepts(t *testing.T) {
 		{"block description", "x.md", "---\nname: x\ndescription: |\n  two\n  lines\n---\n", Memory{Name: "x", Description: "two\nlines\n"}},
 		{"alias", "x.md", "---\nname: &n x\ntitle: *n\n---\n", Memory{Name: "x", Title: "x"}},
 		{"body with fence", "x.md", "---\nname: x\n---\na\n---\nb\n", Memory{Name: "x", Body: "a\n---\nb\n"}},
+		{"project, updated, pinned", "x.md", "---\nname: x\nmetadata:\n  project: memoryd\n  updated: 2025-03-07\n  pinned: yes\n  source:\n    agent: cli\n---\n",
+			Memory{Name: "x", Project: "memoryd", Updated: "2025-03-07", Pinned: true}},
+		{"project, updated kept as written", "x.md", "---\nname: x\nmetadata:\n  project: My Project\n  updated: '2025-3-7'\n  pinned: false\n---\n",
+			Memory{Name: "x", Project: "My Project", Updated: "2025-3-7"}},
+		{"project, updated, pinned not single values", "x.md", "---\nname: x\nmetadata:\n  project: [a]\n  updated: {y: 1}\n  pinned: [true]\n---\n",
+			Memory{Name: "x"}},
+		{"top-level project is unknown", "x.md", "---\nname: x\nproject: a\npinned: true\n---\n", Memory{Name: "x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustParse(t, tt.rel, tt.text)
 			w := tt.want
 			if m.File != tt.rel || m.Name != w.Name || m.Title != w.Title || m.Description != w.Description ||
-				m.Type != w.Type || m.Readonly != w.Readonly || m.Body != w.Body {
+				m.Type != w.Type || m.Readonly != w.Readonly || m.Body != w.Body ||
+				m.Project != w.Project || m.Updated != w.Updated || m.Pinned != w.Pinned {
 				t.Fatalf("got %+v\nwant %+v", *m, w)
 			}
 		})
@@ -137,5 +145,25 @@ func TestParseHashIsOfRawBytes(t *testing.T) {
 	sum := sha256.Sum256([]byte(raw))
 	if m.Hash != hex.EncodeToString(sum[:]) {
 		t.Fatalf("hash %s", m.Hash)
+	}
+}
+
+func TestScopeAndUpdatedDate(t *testing.T) {
+	for _, tt := range []struct{ project, scope string }{
+		{"", ""}, {"memoryd", "memoryd"}, {"my-project", "my-project"},
+		{"My Project", ""}, {"a--b", ""}, {strings.Repeat("a", 65), ""},
+	} {
+		if got := (&Memory{Project: tt.project}).Scope(); got != tt.scope {
+			t.Errorf("Scope of project %q = %q, want %q", tt.project, got, tt.scope)
+		}
+	}
+	for in, want := range map[string]string{
+		"2025-03-07": "2025-03-07", "2025-3-7": "2025-03-07", "2025-03-07T10:00:00Z": "2025-03-07",
+		"2025-03-07 10:00": "2025-03-07", "": "", "yesterday": "", "2025-13-01": "", "2025-03-32": "",
+		"2025-03": "", "25-03-07": "", "2025-03-07x": "", "20250-03-07": "", "2025-003-07": "",
+	} {
+		if got := (&Memory{Updated: in}).UpdatedDate(); got != want {
+			t.Errorf("UpdatedDate(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
