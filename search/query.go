@@ -88,18 +88,18 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits, err = x.search(ctx, q, either)
 		return err
 	}
-	build := func(ctx context.Context) error { return x.fresh(ctx) }
 	err := x.do(ctx, func() error {
+		// A new index, or one just replaced, has no fingerprint.
 		if sum, err := storedFingerprint(x.db); err != nil || sum == "" {
 			if err != nil {
 				return err
 			}
-			if err := build(ctx); err != nil {
+			if err := x.fresh(ctx); err != nil {
 				return fmt.Errorf("build search index: %w", err)
 			}
 		}
 		return run()
-	}, build)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

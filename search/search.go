@@ -58,18 +58,10 @@ type Index struct {
 // of another schema version is emptied. Open fails only when the state
 // folder cannot be written.
 func Open(stateDir, memoryDir string) (*Index, error) {
-	if err := state.Ensure(stateDir); err != nil {
-		return nil, err
-	}
 	x := &Index{stateDir: stateDir, memoryDir: memoryDir,
 		path: filepath.Join(stateDir, state.SearchFile)}
-	if err := x.open(); err != nil {
-		if !isCorrupt(err) {
-			return nil, fmt.Errorf("open search index: %w", err)
-		}
-		if err := x.recover(); err != nil {
-			return nil, fmt.Errorf("open search index: %w", err)
-		}
+	if err := x.do(context.Background(), func() error { return nil }); err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
 	}
 	return x, nil
 }
@@ -94,6 +86,28 @@ func (x *Index) open() error {
 	if err := state.Ensure(x.stateDir); err != nil {
 		return err
 	}
+	// A new database is made under the lock: two processes making one at
+	// once may find each other holding the lock the other needs to switch
+	// it to WAL mode, and SQLite then fails one of them at once.
+	if fi, err := os.Stat(x.path); errors.Is(err, os.ErrNotExist) || err == nil && fi.Size() == 0 {
+		lock, err := x.lock()
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+		return x.openLocked()
+	}
+	return x.openLocked()
+}
+
+// lock takes the lock held while the index file is made or replaced.
+func (x *Index) lock() (*state.Lock, error) {
+	return state.LockWait(x.stateDir, state.SearchFile+".lock")
+}
+
+// openLocked is open for a caller holding the lock, or for a file that
+// exists and is not empty.
+func (x *Index) openLocked() error {
 	// Create the file before SQLite does, to choose its mode. O_EXCL: an
 	// existing file is never opened here, because closing any descriptor of
 	// a database file drops the POSIX locks SQLite holds on it in this
@@ -117,33 +131,47 @@ func (x *Index) open() error {
 	// above then hold for everything this Index does.
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
-	fi, err := os.Stat(x.path)
+	// Which file SQLite opened is known from a stat before it connects and
+	// one after, when both see the same file.
+	before, err := os.Stat(x.path)
 	if err == nil {
 		err = ensureSchema(db)
 	}
+	var after os.FileInfo
+	if err == nil {
+		after, err = os.Stat(x.path)
+	}
+	if err == nil && !os.SameFile(before, after) {
+		err = errReplaced
+	}
 	if err != nil {
 		db.Close()
+		if errors.Is(err, os.ErrNotExist) {
+			err = errReplaced
+		}
 		return err
 	}
-	x.db, x.fi = db, fi
+	x.db, x.fi = db, after
 	return nil
 }
 
-// reopen closes the database and opens the file at x.path again.
-func (x *Index) reopen() error {
+// errReplaced is the index file being deleted or replaced by another
+// process while this one opened it.
+var errReplaced = errors.New("search index file replaced while opening it")
+
+// drop closes the database, so that the next call opens the file again.
+func (x *Index) drop() {
 	if x.db != nil {
 		x.db.Close()
 		x.db = nil
 	}
-	return x.open()
 }
 
-// ensure opens the index again when the file at x.path is missing or is not
-// the one x has open (deleted, or replaced by another process's recovery),
-// or when a previous call left x without a database. A file emptied behind
-// x's back is replaced: in WAL mode SQLite trusts its page cache and would
-// not notice, while the connection's lock kept every other process from
-// writing the file again.
+// ensure opens the index file when x has no database, or when the file at
+// x.path is missing or is not the one x has open (deleted, or replaced by
+// another process's recovery). A file emptied behind x's back is replaced:
+// in WAL mode SQLite trusts its page cache and would not notice, while the
+// connection's lock kept every other process from writing the file again.
 func (x *Index) ensure() error {
 	if x.db != nil {
 		fi, err := os.Stat(x.path)
@@ -153,28 +181,22 @@ func (x *Index) ensure() error {
 		case err == nil && os.SameFile(fi, x.fi):
 			return x.recover()
 		}
+		x.drop()
 	}
-	err := x.reopen()
-	if isCorrupt(err) {
-		err = x.recover()
-	}
-	return err
+	return x.open()
 }
 
 // recover replaces a corrupt index file with an empty one. It holds the
 // recovery lock and checks the file again first: another process may have
 // replaced it already, and a healthy file is never removed.
 func (x *Index) recover() error {
-	if x.db != nil {
-		x.db.Close()
-		x.db = nil
-	}
-	lock, err := state.LockWait(x.stateDir, state.SearchFile+".lock")
+	x.drop()
+	lock, err := x.lock()
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	err = x.open()
+	err = x.openLocked()
 	if !isCorrupt(err) {
 		return err
 	}
@@ -183,34 +205,57 @@ func (x *Index) recover() error {
 			return fmt.Errorf("remove corrupt search index: %w", err)
 		}
 	}
-	return x.open()
+	return x.openLocked()
 }
 
-// do runs fn with the lock held on an open database. When fn fails because
-// the index is corrupt, the file is replaced and fn runs once more, after
-// again(ctx) when it is not nil.
-func (x *Index) do(ctx context.Context, fn func() error, again func(context.Context) error) error {
+// attempts is how many times do tries a call that fails because the index
+// file was damaged, deleted or replaced under it; retryDelay is the first
+// wait between tries, doubled each time.
+const (
+	attempts   = 5
+	retryDelay = 5 * time.Millisecond
+)
+
+// do runs fn with the lock held on an open database. When the file turns
+// out to be corrupt, it is replaced and fn runs again; when another process
+// deleted, replaced or was making it at the wrong moment (SQLite then
+// reports an I/O error, a moved file, or a lock it gave up on at once), the
+// file is opened again and fn runs again, a few times at most. fn
+// must therefore be safe to run again from the start: every change it makes
+// is one transaction.
+func (x *Index) do(ctx context.Context, fn func() error) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.closed {
 		return errors.New("search index is closed")
 	}
-	if err := x.ensure(); err != nil {
-		return fmt.Errorf("open search index: %w", err)
-	}
-	err := fn()
-	if !isCorrupt(err) {
-		return err
-	}
-	if err := x.recover(); err != nil {
-		return fmt.Errorf("replace corrupt search index: %w", err)
-	}
-	if again != nil {
-		if err := again(ctx); err != nil {
+	var err error
+	for attempt := range attempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(retryDelay << (attempt - 1)):
+			}
+		}
+		start := time.Now()
+		err = x.ensure()
+		if err == nil {
+			err = fn()
+		}
+		switch {
+		case isCorrupt(err):
+			start = time.Now()
+			if rerr := x.recover(); rerr != nil && !retryable(rerr) && !quickBusy(rerr, start) {
+				return fmt.Errorf("replace corrupt search index: %w", rerr)
+			}
+		case retryable(err), quickBusy(err, start):
+			x.drop()
+		default:
 			return err
 		}
 	}
-	return fn()
+	return err
 }
 
 // isCorrupt reports whether err means the database file cannot be trusted:
@@ -227,8 +272,39 @@ func isCorrupt(err error) bool {
 	return false
 }
 
-// SQLite's primary result codes that isCorrupt looks for.
+// retryable reports whether err may come from the index file being
+// deleted or replaced by another process while this one used it.
+func retryable(err error) bool {
+	if errors.Is(err, errReplaced) {
+		return true
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqliteCorrupt, sqliteNotADB, sqliteIOErr, sqliteCantOpen:
+		return true
+	}
+	return se.Code() == sqliteReadonlyDBMoved
+}
+
+// quickBusy reports whether err is SQLite's "database is locked" well
+// before the busy timeout: SQLite gives up at once, without waiting, when
+// two connections would otherwise wait for each other, as while two
+// processes make a new database file, and the one that gave up may try
+// again.
+func quickBusy(err error, start time.Time) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusy && time.Since(start) < busyTimeout/2
+}
+
+// SQLite's result codes that isCorrupt and retryable look for.
 const (
-	sqliteCorrupt = 11
-	sqliteNotADB  = 26
+	sqliteBusy            = 5
+	sqliteCorrupt         = 11
+	sqliteNotADB          = 26
+	sqliteIOErr           = 10
+	sqliteCantOpen        = 14
+	sqliteReadonlyDBMoved = 8 | 4<<8
 )

@@ -34,7 +34,7 @@ func (x *Index) Sync(snap index.Snapshot) error {
 	return x.do(ctx, func() error {
 		_, err := x.apply(ctx, snap, sum)
 		return err
-	}, nil)
+	})
 }
 
 // Fresh makes sure the index matches the files, for a command about to
@@ -44,8 +44,7 @@ func (x *Index) Sync(snap index.Snapshot) error {
 // synced them — it scans the folder and brings the index up to date with
 // Sync's rules. It fails only when the memory folder cannot be read.
 func (x *Index) Fresh(ctx context.Context) error {
-	fresh := func() error { return x.fresh(ctx) }
-	return x.do(ctx, fresh, nil)
+	return x.do(ctx, func() error { return x.fresh(ctx) })
 }
 
 func (x *Index) fresh(ctx context.Context) error {
