@@ -137,7 +137,7 @@ func TestBuildSortsAndIgnoresInputOrder(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
-	if DefaultBudget() != (Budget{Lines: 200, Bytes: 25 * 1024}) {
+	if DefaultBudget() != (Budget{Lines: 200, Bytes: 25_000}) {
 		t.Fatal(DefaultBudget())
 	}
 	tests := []struct {
@@ -153,7 +153,8 @@ func TestBudget(t *testing.T) {
 		{Budget{Lines: 10, Bytes: 3}, "a\nb\n", true, 2, 4},
 		{Budget{}, strings.Repeat("x\n", 200), false, 200, 400},
 		{Budget{}, strings.Repeat("x\n", 201), true, 201, 402},
-		{Budget{}, strings.Repeat("x", 25*1024+1), true, 1, 25*1024 + 1},
+		{Budget{}, strings.Repeat("x", 25_000), false, 1, 25_000},
+		{Budget{}, strings.Repeat("x", 25_001), true, 1, 25_001},
 	}
 	for _, tt := range tests {
 		over, lines, size := tt.b.Over([]byte(tt.in))

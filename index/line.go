@@ -8,7 +8,7 @@ import (
 )
 
 // entryLine is a memory's index line as rendered when it was parsed, with
-// the fields it was rendered from: Build uses it while they still match,
+// the fields it was rendered from: the index builders use it while they still match,
 // so rebuilding the index of a large store is mostly copying. It is never
 // changed after Parse.
 type entryLine struct {
@@ -30,13 +30,15 @@ func entrySizeHint(m *Memory) int {
 	return n + len(m.Name)
 }
 
-// appendEntry appends m's index line, "- [Title](file.md) — description\n".
-func appendEntry(b []byte, m *Memory) []byte {
+// entryBytes returns m's index line, "- [Title](file.md) — description\n":
+// the line rendered at parse time while the fields it came from still
+// match (callers must not change it), else a new one.
+func entryBytes(m *Memory) []byte {
 	if l := m.line; l != nil && l.file == m.File && l.name == m.Name && l.title == m.Title &&
 		l.description == m.Description {
-		return append(b, l.line...)
+		return l.line
 	}
-	return appendRendered(b, m)
+	return appendRendered(make([]byte, 0, entrySizeHint(m)), m)
 }
 
 func appendRendered(b []byte, m *Memory) []byte {

@@ -68,10 +68,15 @@ func (m *Memory) Scope() string {
 // months and days ("2025-3-7"), and a time after the date
 // ("2025-03-07T10:00:00Z", "2025-03-07 10:00").
 func (m *Memory) UpdatedDate() string {
-	return dateKey(m.Updated)
+	y, mo, d, ok := parseDate(m.Updated)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y, mo, d)
 }
 
-func dateKey(s string) string {
+// parseDate reads the date at the start of s as UpdatedDate describes.
+func parseDate(s string) (y, mo, d int, ok bool) {
 	num := func(s string, lo, hi int) (n, used int) {
 		for used < len(s) && used < hi && s[used] >= '0' && s[used] <= '9' {
 			n = n*10 + int(s[used]-'0')
@@ -84,19 +89,19 @@ func dateKey(s string) string {
 	}
 	y, i := num(s, 4, 4)
 	if i == 0 || i >= len(s) || s[i] != '-' {
-		return ""
+		return 0, 0, 0, false
 	}
 	mo, j := num(s[i+1:], 1, 2)
 	i += 1 + j
 	if j == 0 || i >= len(s) || s[i] != '-' || mo < 1 || mo > 12 {
-		return ""
+		return 0, 0, 0, false
 	}
-	d, j := num(s[i+1:], 1, 2)
+	d, j = num(s[i+1:], 1, 2)
 	i += 1 + j
 	if j == 0 || d < 1 || d > 31 || i < len(s) && s[i] != 'T' && s[i] != 't' && s[i] != ' ' {
-		return ""
+		return 0, 0, 0, false
 	}
-	return fmt.Sprintf("%04d-%02d-%02d", y, mo, d)
+	return y, mo, d, true
 }
 
 // ParseError is why a memory file could not be read. Line is the 1-based line

@@ -6,36 +6,6 @@ import (
 	"unicode"
 )
 
-// Budget is the most of MEMORY.md an agent loads. A zero field means the
-// default of DefaultBudget.
-type Budget struct {
-	Lines int
-	Bytes int
-}
-
-// DefaultBudget returns the default index budget: 200 lines and 25 KiB.
-func DefaultBudget() Budget { return Budget{Lines: 200, Bytes: 25 * 1024} }
-
-// Over reports whether index exceeds the budget, with its line count (a last
-// line without a newline counts) and byte count.
-func (b Budget) Over(index []byte) (over bool, lines, size int) {
-	lines = countLines(index)
-	return b.Exceeded(lines, len(index)), lines, len(index)
-}
-
-// Exceeded reports whether an index of lines and size bytes is over the
-// budget.
-func (b Budget) Exceeded(lines, size int) bool {
-	d := DefaultBudget()
-	if b.Lines <= 0 {
-		b.Lines = d.Lines
-	}
-	if b.Bytes <= 0 {
-		b.Bytes = d.Bytes
-	}
-	return lines > b.Lines || size > b.Bytes
-}
-
 // countLines counts lines; a last line without a newline counts.
 func countLines(data []byte) int {
 	n := bytes.Count(data, []byte{'\n'})
