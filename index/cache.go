@@ -117,8 +117,9 @@ func parallel(n int, f func(i int)) {
 }
 
 // walk appends the memory files under relDir to out, descending into
-// subdirectories that are not hidden. It never follows a symbolic link.
-func (s *Store) walk(relDir string, out *[]candidate) error {
+// subdirectories that are not hidden, and notes the project index files at
+// the top in indexes (when not nil). It never follows a symbolic link.
+func (s *Store) walk(relDir string, out *[]candidate, indexes map[string]bool) error {
 	f, err := os.Open(s.abs(relDir))
 	if err != nil {
 		return err
@@ -138,9 +139,11 @@ func (s *Store) walk(relDir string, out *[]candidate) error {
 			if IgnoredDir(rel) {
 				continue
 			}
-			if err := s.walk(rel, out); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := s.walk(rel, out, nil); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				*out = append(*out, candidate{rel: rel + "/", err: fmt.Errorf("read folder %s: %w", rel, err)})
 			}
+		case indexes != nil && IsIndex(rel) && rel != IndexFile:
+			indexes[rel] = true
 		case IsMemory(rel):
 			*out = append(*out, candidate{rel: rel, d: d})
 		}

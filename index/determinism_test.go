@@ -41,10 +41,26 @@ func genStore(seed uint64, n int) map[string]string {
 			desc += "\nsecond line"
 		}
 		fm.WriteString(fmt.Sprintf("description: %q\n", desc))
+		var meta strings.Builder
+		switch r.IntN(6) {
+		case 0, 1:
+			meta.WriteString("  project: " + []string{"memoryd", "billing", "my-app-2", "Bad Name"}[r.IntN(4)] + "\n")
+		case 2:
+			meta.WriteString("  project: ~\n")
+		}
+		if r.IntN(3) > 0 {
+			meta.WriteString(fmt.Sprintf("  updated: 2025-%02d-%02d\n", 1+r.IntN(12), 1+r.IntN(28)))
+		}
+		if r.IntN(30) == 0 {
+			meta.WriteString("  pinned: true\n")
+		}
 		if r.IntN(3) == 0 {
 			fm.WriteString("type: " + typ + "\n")
+			if meta.Len() > 0 {
+				fm.WriteString("metadata:\n" + meta.String())
+			}
 		} else {
-			fm.WriteString("metadata:\n  type: " + typ + "\n  extra: 1\n")
+			fm.WriteString("metadata:\n  type: " + typ + "\n  extra: 1\n" + meta.String())
 		}
 		fm.WriteString("---\nbody " + name + "\n")
 		switch r.IntN(40) {
@@ -60,8 +76,9 @@ func genStore(seed uint64, n int) map[string]string {
 }
 
 // materialise writes files in an order and with modification times taken
-// from seed, and returns the MEMORY.md a fresh Store writes for them.
-func materialise(t *testing.T, files map[string]string, seed uint64) []byte {
+// from seed, and returns every index file (name → bytes) a fresh Store with
+// budget b writes for them.
+func materialise(t *testing.T, files map[string]string, seed uint64, b Budget) map[string][]byte {
 	t.Helper()
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -80,44 +97,80 @@ func materialise(t *testing.T, files map[string]string, seed uint64) []byte {
 		}
 	}
 	s := NewStore(dir)
+	s.SetBudget(b)
 	if err := s.Scan(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WriteIndex(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	w, err := s.WriteIndex()
 	if err != nil {
 		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if IsIndex(e.Name()) {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[e.Name()] = data
+		}
+	}
+	if len(w.Files) != len(out) {
+		t.Fatalf("WriteIndex reports %d files, the folder holds %d", len(w.Files), len(out))
 	}
 	return out
 }
 
 func TestIndexIsDeterministic(t *testing.T) {
-	files := genStore(42, 200)
-	one := materialise(t, files, 1)
+	files := genStore(42, 600)
+	one := materialise(t, files, 1, Budget{})
 	if os.Getenv("MEMORYD_SHOW_INDEX") != "" {
-		t.Logf("%s", one)
+		for name, data := range one {
+			t.Logf("%s:\n%s", name, data)
+		}
 	}
-	two := materialise(t, files, 2)
-	if !bytes.Equal(one, two) {
-		t.Fatalf("same files, different MEMORY.md:\n%s\n----\n%s", one, two)
+	two := materialise(t, files, 2, Budget{})
+	if len(one) != 4 || len(one) != len(two) {
+		t.Fatalf("index files %v and %v", keys(one), keys(two))
 	}
-	entries := bytes.Count(one, []byte("\n- ["))
+	for name, data := range one {
+		if !bytes.Equal(data, two[name]) {
+			t.Fatalf("same files, different %s:\n%s\n----\n%s", name, data, two[name])
+		}
+		if bytes.ContainsRune(data, '\r') {
+			t.Fatalf("CR in %s", name)
+		}
+		if over, lines, size := DefaultBudget().Over(data); over {
+			t.Fatalf("%s is %d lines, %d bytes", name, lines, size)
+		}
+	}
+	if !bytes.Contains(one[IndexFile], []byte("more memories are not listed here")) ||
+		!bytes.Contains(one[IndexFile], []byte("not a valid slug")) {
+		t.Fatalf("MEMORY.md should leave facts out and name invalid projects:\n%s", one[IndexFile])
+	}
+
+	// With room for everything, each readable file is listed exactly once.
+	huge := Budget{Lines: 1 << 30, Bytes: 1 << 30}
+	all := materialise(t, files, 3, huge)
+	entries := 0
+	for _, data := range all {
+		entries += bytes.Count(data, []byte("\n- [")) - bytes.Count(data, []byte("](MEMORY."))
+	}
 	unread := 0
 	for _, c := range files {
 		if !strings.HasPrefix(c, "---\nname: fact") {
 			unread++
 		}
 	}
-	if entries+unread != len(files) || unread == 0 || !bytes.Contains(one, []byte("could not be read")) {
-		t.Fatalf("%d entries + %d unreadable != %d files:\n%s", entries, unread, len(files), one)
-	}
-	if bytes.ContainsRune(one, '\r') {
-		t.Fatal("CR in MEMORY.md")
+	if entries+unread != len(files) || unread == 0 || !bytes.Contains(all[IndexFile], []byte("could not be read")) {
+		t.Fatalf("%d entries + %d unreadable != %d files:\n%s", entries, unread, len(files), all[IndexFile])
 	}
 
-	// Build on its own does not depend on the order of its input.
+	// The builders on their own do not depend on the order of their input.
 	var snap Snapshot
 	for rel, c := range files {
 		if m, err := Parse(rel, []byte(c)); err == nil {
@@ -126,9 +179,19 @@ func TestIndexIsDeterministic(t *testing.T) {
 			snap.Unreadable = append(snap.Unreadable, Unreadable{File: rel, Err: err})
 		}
 	}
-	if got := Build(snap); !bytes.Equal(got, one) {
-		t.Fatalf("Build of a map-ordered snapshot differs:\n%s", got)
+	check := func(what string) {
+		t.Helper()
+		built := BuildAll(snap, Budget{})
+		for name, data := range one {
+			if !bytes.Equal(built[name], data) {
+				t.Fatalf("%s: BuildAll's %s differs:\n%s", what, name, built[name])
+			}
+		}
+		if !bytes.Equal(Build(snap), one[IndexFile]) {
+			t.Fatalf("%s: Build differs", what)
+		}
 	}
+	check("map-ordered snapshot")
 
 	// Lines rendered at parse time equal lines rendered by Build.
 	for i, m := range snap.Memories {
@@ -136,7 +199,5 @@ func TestIndexIsDeterministic(t *testing.T) {
 		c.line = nil
 		snap.Memories[i] = &c
 	}
-	if got := Build(snap); !bytes.Equal(got, one) {
-		t.Fatalf("Build without cached lines differs:\n%s", got)
-	}
+	check("without cached lines")
 }

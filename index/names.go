@@ -1,10 +1,13 @@
 // Package index reads the memory files of a memory folder and builds the
-// MEMORY.md index from their frontmatter.
+// indexes from their frontmatter: MEMORY.md for the global facts and
+// MEMORY.<slug>.md for each project's.
 //
-// Parse and Format read and write one memory file; Build turns a Snapshot of
-// parsed files into the bytes of MEMORY.md (a pure, deterministic function);
-// Store keeps a cache of parsed files so that a change to one file costs one
-// read, and writes MEMORY.md only when its bytes change.
+// Parse and Format read and write one memory file; BuildAll turns a Snapshot
+// of parsed files into the bytes of every index file within a budget (a
+// pure, deterministic function), and Context the text an agent loads at
+// session start; Store keeps a cache of parsed files so that a change to one
+// file costs one read, and writes each index file only when its bytes
+// change.
 //
 // Paths handed to and returned by this package are slash-separated and
 // relative to the memory folder ("feedback-x.md", "sub/project-y.md").
@@ -14,12 +17,13 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/atomicfile"
+	"github.com/memoryd/memoryd/project"
 	"github.com/memoryd/memoryd/protocol"
 )
 
 // Reserved file names at the top of a memory folder.
 const (
-	IndexFile      = "MEMORY.md"      // the generated index
+	IndexFile      = "MEMORY.md"      // the generated index of global facts; see ProjectIndexFile
 	ConflictsFile  = "_CONFLICTS.md"  // unresolved contradictions flagged by compaction
 	ProtocolFile   = protocol.File    // the write protocol for agents
 	AttributesFile = ".gitattributes" // union merges for the generated files
@@ -84,14 +88,44 @@ func ignoredBase(base string) bool {
 }
 
 // Reserved reports whether rel is one of the top-level files memoryd manages
-// itself: MEMORY.md, _CONFLICTS.md, PROTOCOL.md and .gitattributes. The same
+// itself: MEMORY.md, every MEMORY.*.md (the project indexes, see
+// ProjectIndexFile), _CONFLICTS.md, PROTOCOL.md and .gitattributes. The same
 // names inside a subdirectory are ordinary files.
 func Reserved(rel string) bool {
 	switch rel {
 	case IndexFile, ConflictsFile, ProtocolFile, AttributesFile:
 		return true
 	}
-	return false
+	return indexPattern(rel)
+}
+
+// indexPattern reports whether rel matches the .gitattributes pattern
+// "MEMORY.*.md" at the top of the folder.
+func indexPattern(rel string) bool {
+	rest, ok := strings.CutPrefix(rel, "MEMORY.")
+	return ok && strings.HasSuffix(rest, ".md") && !strings.Contains(rest, "/")
+}
+
+// IsIndex reports whether rel is an index file memoryd generates: MEMORY.md,
+// or a project index MEMORY.<slug>.md with a valid slug (project.Valid).
+// Only such files are ever written or removed by WriteIndex; another
+// MEMORY.*.md (say "MEMORY.Notes.md") is reserved, committed, and left alone.
+func IsIndex(rel string) bool {
+	if rel == IndexFile {
+		return true
+	}
+	_, ok := ProjectIndexSlug(rel)
+	return ok
+}
+
+// ProjectIndexSlug returns the slug of the project index rel,
+// "MEMORY.<slug>.md", and whether rel is one.
+func ProjectIndexSlug(rel string) (slug string, ok bool) {
+	if !indexPattern(rel) {
+		return "", false
+	}
+	slug = strings.TrimSuffix(strings.TrimPrefix(rel, "MEMORY."), ".md")
+	return slug, project.Valid(slug)
 }
 
 // Tracked reports whether the daemon commits rel: every path that is not

@@ -19,6 +19,12 @@ func TestNames(t *testing.T) {
 		{"PROTOCOL.md", false, true, false},
 		{".gitattributes", false, true, false},
 		{"sub/MEMORY.md", false, false, true},
+		{"MEMORY.memoryd.md", false, true, false},
+		{"MEMORY.Notes.md", false, true, false},
+		{"MEMORY..md", false, true, false},
+		{"MEMORY.a.b.md", false, true, false},
+		{"MEMORYX.md", false, false, true},
+		{"sub/MEMORY.memoryd.md", false, false, true},
 		{"sub/.gitattributes", true, false, false},
 		{"notes.txt", true, false, false},
 		{"notes.MD", true, false, false},
@@ -79,6 +85,25 @@ func TestValidName(t *testing.T) {
 	for _, n := range bad {
 		if ValidName(n) {
 			t.Errorf("ValidName(%q) = true", n)
+		}
+	}
+}
+
+func TestIsIndex(t *testing.T) {
+	for rel, want := range map[string]string{
+		"MEMORY.md": "", "MEMORY.memoryd.md": "memoryd", "MEMORY.my-app-2.md": "my-app-2",
+		"MEMORY.Notes.md": "-", "MEMORY..md": "-", "MEMORY.a.b.md": "-", "MEMORY.a--b.md": "-",
+		"sub/MEMORY.x.md": "-", "memory.x.md": "-", "MEMORY.x.md.tmp": "-",
+	} {
+		slug, ok := ProjectIndexSlug(rel)
+		if ok != (want != "-" && want != "") || ok && slug != want {
+			t.Errorf("ProjectIndexSlug(%q) = %q, %v", rel, slug, ok)
+		}
+		if got := IsIndex(rel); got != (want != "-") {
+			t.Errorf("IsIndex(%q) = %v", rel, got)
+		}
+		if want != "-" && want != "" && ProjectIndexFile(want) != rel {
+			t.Errorf("ProjectIndexFile(%q) = %q", want, ProjectIndexFile(want))
 		}
 	}
 }

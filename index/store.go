@@ -11,9 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/memoryd/memoryd/atomicfile"
-	"github.com/memoryd/memoryd/protocol"
 )
 
 // Store caches the parsed memory files of one memory folder, so that after
@@ -32,17 +29,25 @@ type Store struct {
 	dir       string
 	entries   []*entry // memory files and unreadable paths, sorted by rel
 	conflicts int
+	budget    Budget
+	indexes   map[string]bool // project index files (MEMORY.<slug>.md) on disk, as last seen
 
 	now    func() time.Time
 	reads  atomic.Int64 // files read, for tests
 	parses atomic.Int64 // Parse calls, for tests
 }
 
-// NewStore returns an empty cache for the memory folder dir. It reads
-// nothing until Scan or Refresh.
+// NewStore returns an empty cache for the memory folder dir, whose indexes
+// are written within DefaultBudget (see SetBudget). It reads nothing until
+// Scan or Refresh.
 func NewStore(dir string) *Store {
-	return &Store{dir: dir, now: time.Now}
+	return &Store{dir: dir, now: time.Now, budget: DefaultBudget(), indexes: map[string]bool{}}
 }
+
+// SetBudget sets the budget every index file is written within
+// (index.max_lines, index.max_bytes). Every writer of one folder must use
+// the same budget, or the indexes change with the writer.
+func (s *Store) SetBudget(b Budget) { s.budget = b.withDefaults() }
 
 // Scan walks the whole folder, subdirectories included, and brings the cache
 // up to date: new and changed files are read, vanished ones dropped,
@@ -50,19 +55,22 @@ func NewStore(dir string) *Store {
 // left as it was.
 func (s *Store) Scan() error {
 	var found []candidate
-	if err := s.walk("", &found); err != nil {
+	indexes := map[string]bool{}
+	if err := s.walk("", &found, indexes); err != nil {
 		return fmt.Errorf("scan memory folder: %w", err)
 	}
 	s.replace("", found)
 	s.readConflicts()
+	s.indexes = indexes
 	return nil
 }
 
 // Refresh brings one path up to date after a change event: a memory file is
 // read again (parsed again only if its bytes changed) or dropped if gone; a
 // directory is scanned; a vanished directory drops everything under it;
-// _CONFLICTS.md is counted again; other paths are ignored. "" or "." means
-// Scan.
+// _CONFLICTS.md is counted again; a project index is noted as present or
+// gone (for WriteIndex to remove when stale); other paths are ignored. ""
+// or "." means Scan.
 func (s *Store) Refresh(rel string) error {
 	if rel == "" || rel == "." {
 		return s.Scan()
@@ -78,6 +86,11 @@ func (s *Store) Refresh(rel string) error {
 	if IgnoredDir(rel) {
 		return nil
 	}
+	if _, ok := ProjectIndexSlug(rel); ok {
+		fi, err := os.Lstat(s.abs(rel))
+		s.indexes[rel] = err == nil && !fi.IsDir()
+		return nil
+	}
 	lst, err := s.lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -89,7 +102,7 @@ func (s *Store) Refresh(rel string) error {
 	case lst.IsDir():
 		s.put(rel, nil)
 		var found []candidate
-		if err := s.walk(rel, &found); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.walk(rel, &found, nil); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			found = []candidate{{rel: rel + "/", err: fmt.Errorf("read folder %s: %w", rel, err)}}
 		}
 		s.replace(rel+"/", found)
@@ -114,66 +127,6 @@ func (s *Store) Snapshot() Snapshot {
 		}
 	}
 	return snap
-}
-
-// Written describes MEMORY.md as WriteIndex left it.
-type Written struct {
-	Changed bool // its bytes changed (and were written)
-	Lines   int  // lines, a last line without a newline included
-	Bytes   int
-}
-
-// WriteIndex builds MEMORY.md from the cache and writes it atomically,
-// only when its bytes differ from the file on disk. See the note at the top
-// of file.go for who may call it.
-func (s *Store) WriteIndex() (Written, error) {
-	data := Build(s.Snapshot())
-	w := Written{Bytes: len(data), Lines: countLines(data)}
-	changed, err := atomicfile.Write(s.dir, IndexFile, data, 0o644)
-	if err != nil {
-		return w, fmt.Errorf("write index: %w", err)
-	}
-	w.Changed = changed
-	return w, nil
-}
-
-// Settle brings the folder's generated files up to date with its memory
-// files, as every writer does before it commits: .gitattributes and
-// PROTOCOL.md are written when missing (a user's own copy is never
-// replaced), the whole folder is scanned, and MEMORY.md is written when its
-// bytes change.
-func (s *Store) Settle() (Written, error) {
-	if _, err := WriteAttributes(s.dir); err != nil {
-		return Written{}, err
-	}
-	if _, err := protocol.Ensure(s.dir); err != nil {
-		return Written{}, err
-	}
-	if err := s.Scan(); err != nil {
-		return Written{}, err
-	}
-	return s.WriteIndex()
-}
-
-// attributes is what WriteAttributes writes.
-const attributes = "# Written by memoryd: merge its generated files line by line; memoryd rebuilds MEMORY.md after a pull.\n" +
-	IndexFile + " merge=union\n" + ConflictsFile + " merge=union\n"
-
-// WriteAttributes writes dir/.gitattributes with union merges for MEMORY.md
-// and _CONFLICTS.md when the file is missing. An existing file, whatever it
-// holds (or a link), is never touched; only a file created in the moment
-// between the check and the atomic write could be replaced.
-func WriteAttributes(dir string) (changed bool, err error) {
-	if _, err := os.Lstat(filepath.Join(dir, AttributesFile)); err == nil {
-		return false, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("write %s: %w", AttributesFile, err)
-	}
-	changed, err = atomicfile.Write(dir, AttributesFile, []byte(attributes), 0o644)
-	if err != nil {
-		return changed, fmt.Errorf("write %s: %w", AttributesFile, err)
-	}
-	return changed, nil
 }
 
 // abs returns the path of rel, a clean relative path (or "").

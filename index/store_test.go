@@ -2,13 +2,17 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/gittest"
 )
 
 func write(t testing.TB, dir, rel, content string) {
@@ -342,7 +346,8 @@ func TestWriteAttributes(t *testing.T) {
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, AttributesFile))
 	lines := strings.Split(string(got), "\n")
-	if !slices.Contains(lines, "MEMORY.md merge=union") || !slices.Contains(lines, "_CONFLICTS.md merge=union") {
+	if !slices.Contains(lines, "MEMORY.md merge=union") || !slices.Contains(lines, "_CONFLICTS.md merge=union") ||
+		!slices.Contains(lines, "MEMORY.*.md merge=union") {
 		t.Fatalf(".gitattributes:\n%s", got)
 	}
 	if changed, err := WriteAttributes(dir); err != nil || changed {
@@ -354,5 +359,183 @@ func TestWriteAttributes(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, AttributesFile)); string(got) != "*.md text\n" {
 		t.Fatalf("user's .gitattributes overwritten: %q", got)
+	}
+}
+
+func TestWriteAttributesUpgradesOnlyItsOwnOldText(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, AttributesFile, oldAttributes[0])
+	if changed, err := WriteAttributes(dir); err != nil || !changed {
+		t.Fatalf("old memoryd text: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, AttributesFile)); string(got) != attributes {
+		t.Fatalf("not upgraded: %q", got)
+	}
+	edited := oldAttributes[0] + "*.png binary\n"
+	write(t, dir, AttributesFile, edited)
+	if changed, err := WriteAttributes(dir); err != nil || changed {
+		t.Fatalf("edited copy: %v %v", changed, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, AttributesFile)); string(got) != edited {
+		t.Fatalf("edited copy changed: %q", got)
+	}
+}
+
+// TestGitattributesCoverProjectIndexes asks git itself which files the
+// written .gitattributes merges by union.
+func TestGitattributesCoverProjectIndexes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	gittest.Run(t, dir, "init", "-q")
+	if _, err := WriteAttributes(dir); err != nil {
+		t.Fatal(err)
+	}
+	out := gittest.Run(t, dir, "check-attr", "merge", "--", "MEMORY.md", "MEMORY.memoryd.md", "_CONFLICTS.md", "user-x.md")
+	want := "MEMORY.md: merge: union\nMEMORY.memoryd.md: merge: union\n_CONFLICTS.md: merge: union\nuser-x.md: merge: unspecified"
+	if out != want {
+		t.Fatalf("git check-attr:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func readIndexes(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "MEMORY") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func projFile(typ, name, proj string) string {
+	return "---\nname: " + name + "\ndescription: about " + name + "\nmetadata:\n  type: " + typ + "\n  project: " + proj + "\n---\nBody.\n"
+}
+
+func TestWriteIndexProjects(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "user-a.md", memFile("user", "a", "A"))
+	write(t, dir, "project-b.md", projFile("project", "b", "billing"))
+	write(t, dir, "project-c.md", projFile("project", "c", "memoryd"))
+	write(t, dir, "project-d.md", projFile("project", "d", "memoryd"))
+	write(t, dir, "MEMORY.Notes.md", "hand-written, not ours\n")
+	s := NewStore(dir)
+	w, err := s.Settle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readIndexes(t, dir); !slices.Equal(got, []string{"MEMORY.Notes.md", "MEMORY.billing.md", "MEMORY.md", "MEMORY.memoryd.md"}) {
+		t.Fatalf("index files %v", got)
+	}
+	if !w.Changed || len(w.Files) != 3 || w.Files[0].File != IndexFile || w.Files[2].File != "MEMORY.memoryd.md" ||
+		!slices.Equal(w.Paths, []string{"MEMORY.billing.md", "MEMORY.md", "MEMORY.memoryd.md"}) {
+		t.Fatalf("Written %+v", w)
+	}
+	for _, f := range w.Files {
+		data, _ := os.ReadFile(filepath.Join(dir, f.File))
+		if f.Lines != countLines(data) || f.Bytes != len(data) || !f.Changed {
+			t.Fatalf("%+v for\n%s", f, data)
+		}
+		if w.Lines < f.Lines || w.Bytes < f.Bytes {
+			t.Fatalf("Written %d lines %d bytes, less than %+v", w.Lines, w.Bytes, f)
+		}
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "MEMORY.memoryd.md"))
+	if !strings.Contains(string(got), "project-c.md") || !strings.Contains(string(got), "project-d.md") || strings.Contains(string(got), "project-b.md") {
+		t.Fatalf("MEMORY.memoryd.md:\n%s", got)
+	}
+
+	// Unchanged: nothing written.
+	if w, err := s.WriteIndex(); err != nil || w.Changed || len(w.Paths) != 0 {
+		t.Fatalf("unchanged: %+v %v", w, err)
+	}
+
+	// The last fact of billing goes: its index goes too, and MEMORY.md changes.
+	if err := os.Remove(filepath.Join(dir, "project-b.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Refresh("project-b.md"); err != nil {
+		t.Fatal(err)
+	}
+	w, err = s.WriteIndex()
+	if err != nil || !w.Changed || !slices.Equal(w.Paths, []string{"MEMORY.billing.md", "MEMORY.md"}) {
+		t.Fatalf("after removing billing's last fact: %+v %v", w, err)
+	}
+	if got := readIndexes(t, dir); !slices.Equal(got, []string{"MEMORY.Notes.md", "MEMORY.md", "MEMORY.memoryd.md"}) {
+		t.Fatalf("index files %v", got)
+	}
+
+	// A fact moved to another project by an edit moves its index.
+	write(t, dir, "project-c.md", projFile("project", "c", "other"))
+	write(t, dir, "project-d.md", projFile("project", "d", "other"))
+	for _, rel := range []string{"project-c.md", "project-d.md"} {
+		if err := s.Refresh(rel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.WriteIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readIndexes(t, dir); !slices.Equal(got, []string{"MEMORY.Notes.md", "MEMORY.md", "MEMORY.other.md"}) {
+		t.Fatalf("index files %v", got)
+	}
+
+	// A stale index that appears (a pull, another writer) is removed once
+	// the Store hears of it; a deleted project index is written again.
+	write(t, dir, "MEMORY.pulled.md", "# Memory — pulled\n")
+	if err := s.Refresh("MEMORY.pulled.md"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "MEMORY.other.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Refresh("MEMORY.other.md"); err != nil {
+		t.Fatal(err)
+	}
+	if snap := s.Snapshot(); len(snap.Memories) != 3 || len(snap.Unreadable) != 0 {
+		t.Fatalf("index files read as memories: %+v", snap)
+	}
+	w, err = s.WriteIndex()
+	if err != nil || !slices.Equal(w.Paths, []string{"MEMORY.other.md", "MEMORY.pulled.md"}) {
+		t.Fatalf("%+v %v", w, err)
+	}
+	if got := readIndexes(t, dir); !slices.Equal(got, []string{"MEMORY.Notes.md", "MEMORY.md", "MEMORY.other.md"}) {
+		t.Fatalf("index files %v", got)
+	}
+
+	// A fresh Store finds stale indexes by scanning.
+	write(t, dir, "MEMORY.gone.md", "stale\n")
+	if _, err := NewStore(dir).Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readIndexes(t, dir); !slices.Equal(got, []string{"MEMORY.Notes.md", "MEMORY.md", "MEMORY.other.md"}) {
+		t.Fatalf("index files %v", got)
+	}
+}
+
+func TestWriteIndexBudget(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		write(t, dir, fmt.Sprintf("user-f%02d.md", i), memFile("user", fmt.Sprintf("f%02d", i), "d"))
+	}
+	s := NewStore(dir)
+	s.SetBudget(Budget{Lines: 20, Bytes: 100_000})
+	scan(t, s)
+	w, err := s.WriteIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Lines != 20 || w.Omitted != 40-13 || w.Files[0].Omitted != w.Omitted {
+		t.Fatalf("%+v", w)
+	}
+	s.SetBudget(Budget{})
+	if w, err := s.WriteIndex(); err != nil || !w.Changed || w.Omitted != 0 {
+		t.Fatalf("default budget: %+v %v", w, err)
 	}
 }
