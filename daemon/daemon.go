@@ -67,6 +67,14 @@ type Deps struct {
 	GitProblem string // why Git is nil, shown in status
 	Compactor  Compactor
 	Extraction *Extraction
+	// Search, when set, is kept in step with the store after every
+	// rebuild (search.Index).
+	Search Searcher
+}
+
+// Searcher is the search cache the daemon keeps current (search.Index).
+type Searcher interface {
+	Sync(snap index.Snapshot) error
 }
 
 // Daemon keeps one memory folder's index and history up to date.

@@ -214,6 +214,11 @@ func (l *loop) rebuild(now time.Time) {
 		}
 		w, err = store.WriteIndex()
 	}
+	if x := l.d.deps.Search; x != nil {
+		if serr := x.Sync(store.Snapshot()); serr != nil {
+			l.log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", serr)
+		}
+	}
 	if err != nil {
 		l.log.Error("rebuild index", "err", err)
 	}

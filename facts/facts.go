@@ -17,6 +17,7 @@ import (
 	"github.com/memoryd/memoryd/backoff"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/project"
 	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/state"
 )
@@ -46,6 +47,7 @@ type Fact struct {
 	Name        string // kebab slug; the file is <type>-<name>.md
 	Description string // one line, the index's recall hook
 	Body        string
+	Project     string // the project slug when the fact holds in one repository only, "" for a global fact
 }
 
 // File is the fact's file name.
@@ -60,6 +62,8 @@ type Options struct {
 	// Wait is how long a write waits for the write lock another writer
 	// (the daemon committing) holds; 0 means 10 s.
 	Wait time.Duration
+	// Now is the clock for metadata.updated; nil means time.Now.
+	Now func() time.Time
 }
 
 // Writer writes facts into one memory folder. Safe for concurrent use: the
@@ -86,6 +90,15 @@ type Done struct {
 	reason string // why it was forgotten, for the commit message
 }
 
+// today is the date metadata.updated records, in the local time zone.
+func (w *Writer) today() string {
+	now := time.Now
+	if w.opts.Now != nil {
+		now = w.opts.Now
+	}
+	return now().Format(time.DateOnly)
+}
+
 // Check returns why f cannot be saved as it is, as an error wrapping
 // ErrInvalid or ErrSecret, or nil. It reads nothing.
 func Check(f Fact) error {
@@ -106,6 +119,10 @@ func Check(f Fact) error {
 		return fmt.Errorf("%w: the body is %d bytes, at most %d: one fact per file", ErrInvalid, len(f.Body), MaxBody)
 	case index.CleanText(f.Description, false, 0) != f.Description || index.CleanText(f.Body, true, 0) != f.Body:
 		return fmt.Errorf("%w: it holds control or invisible characters", ErrInvalid)
+	case f.Project != "" && !project.Valid(f.Project):
+		return fmt.Errorf("%w: project %q must be a slug like the folder name of its repository (lower-case words joined by hyphens)", ErrInvalid, f.Project)
+	case f.Project != "" && f.Type == "user":
+		return fmt.Errorf("%w: a user fact is about the person, in every project; leave out the project", ErrInvalid)
 	}
 	return checkSecrets(f.Name + "\n" + f.Description + "\n" + f.Body)
 }
@@ -141,6 +158,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			return Done{}, nil, "", fmt.Errorf("%s %w %s: %s", file, ErrDuplicate, dup, "say it there, or forget that one first")
 		}
 		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
+		m.Project = f.Project
 		done := Done{File: file, Action: "created"}
 		hash := ""
 		if cur != nil {
@@ -156,9 +174,10 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 				}
 			}
 			c := *cur // keep its other frontmatter keys
-			c.Description, c.Body = f.Description, f.Body
+			c.Description, c.Body, c.Project = f.Description, f.Body, f.Project
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
+		m.Updated = w.today()
 		return done, m.Format(), hash, nil
 	})
 }
@@ -212,6 +231,10 @@ func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash str
 		}
 		if m.File != file || !index.IsMemory(file) {
 			return Done{}, nil, "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, file)
+		}
+		if m.Updated != w.today() {
+			m.Updated = w.today()
+			data = m.Format()
 		}
 		return Done{File: file, Action: "edited"}, data, hash, nil
 	})

@@ -199,3 +199,25 @@ func TestModelReplaceKeepsHandLines(t *testing.T) {
 		t.Fatalf("a person's replacement: %v", err)
 	}
 }
+
+func TestSaveRecordsProjectAndDate(t *testing.T) {
+	w := newWorld(t)
+	w.w.opts.Now = func() time.Time { return time.Date(2026, 11, 23, 9, 0, 0, 0, time.Local) }
+	f := Fact{Type: "project", Name: "release-train", Description: "Releases every other Tuesday", Body: "Releases go out every other Tuesday.", Project: "memoryd"}
+	d, err := w.w.Save(ctx, f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.Parse(d.File, []byte(w.read(d.File)))
+	if err != nil || m.Project != "memoryd" || m.Updated != "2026-11-23" {
+		t.Fatalf("%+v %v\n%s", m, err, w.read(d.File))
+	}
+	for _, bad := range []Fact{
+		{Type: "project", Name: "x", Description: "d", Body: "b", Project: "Not A Slug"},
+		{Type: "user", Name: "y", Description: "d", Body: "b", Project: "memoryd"},
+	} {
+		if _, err := w.w.Save(ctx, bad, false); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}

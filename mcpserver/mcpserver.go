@@ -165,7 +165,13 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 }
 
 func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn) (*mcp.CallToolResult, any, error) {
-	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body}
+	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project}
+	switch {
+	case in.Project == "global":
+		f.Project = ""
+	case in.Project == "" && in.Type == "project":
+		f.Project = h.o.Project
+	}
 	d, err := h.o.Writer(client(req)).Save(ctx, f, in.Replace)
 	if err != nil {
 		return nil, nil, err

@@ -149,7 +149,7 @@ func runOpenCode(t testing.TB, home, dir, session, prompt string) string {
 	return ""
 }
 
-func (w *ocWorld) stateDir() string {
+func (w *world) stateDir() string {
 	sd, err := state.Dir(filepath.Join(w.home, ".local", "state"), w.mem)
 	if err != nil {
 		w.t.Fatal(err)

@@ -18,13 +18,15 @@ import (
 func init() {
 	register(&command{
 		name:    "add",
-		args:    "--type=T --name=N --description=D [--replace] [BODY|-]",
+		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace] [BODY|-]",
 		summary: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
 		flags: func(fs *flag.FlagSet) {
 			fs.String("type", "", "user, feedback, project or reference")
 			fs.String("name", "", "kebab-case name; the file is TYPE-NAME.md")
 			fs.String("description", "", "the one line the index shows")
 			fs.Bool("replace", false, "replace an existing fact of the same type and name")
+			fs.String("project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
+			fs.Bool("global", false, "a fact for every project, even of type project")
 		},
 		run: runAdd,
 	})
@@ -59,7 +61,12 @@ func runAdd(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	fact := facts.Fact{Type: flagString(fs, "type"), Name: flagString(fs, "name"),
-		Description: flagString(fs, "description"), Body: body}
+		Description: flagString(fs, "description"), Body: body, Project: flagString(fs, "project")}
+	if flagString(fs, "global") == "true" {
+		fact.Project = ""
+	} else if fact.Project == "" && fact.Type == "project" {
+		fact.Project = scope(fs)
+	}
 	d, err := w.Save(ctx, fact, flagString(fs, "replace") == "true")
 	if err != nil {
 		return factError(err)

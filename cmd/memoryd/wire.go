@@ -17,6 +17,7 @@ import (
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm"
+	"github.com/memoryd/memoryd/search"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/transcript"
 	"github.com/memoryd/memoryd/watcher"
@@ -59,7 +60,15 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 	} else {
 		deps.Git = f.repo
 	}
-	client, closers, err := jobLLM(f)
+	var closers []io.Closer
+	if x, err := search.Open(f.stateDir, f.dir); err != nil {
+		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)
+	} else {
+		deps.Search = x
+		closers = append(closers, x)
+	}
+	client, more, err := jobLLM(f)
+	closers = append(closers, more...)
 	if err != nil || client == nil {
 		return deps, closers, err
 	}

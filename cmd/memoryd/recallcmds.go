@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/project"
+	"github.com/memoryd/memoryd/search"
+)
+
+func init() {
+	register(&command{
+		name:    "search",
+		args:    "[--project=SLUG] [--all] [--type=T] [-n=N] [--json] WORDS...",
+		summary: "Search the facts: name and description weigh most; the current project's facts first.",
+		flags: func(fs *flag.FlagSet) {
+			scopeFlags(fs)
+			fs.Int("n", search.DefaultLimit, "at most `N` results")
+		},
+		run: runSearch,
+	})
+	register(&command{
+		name:    "list",
+		args:    "[--project=SLUG] [--all] [--type=T] [--json]",
+		summary: "List the facts: the global ones and the current project's (--all: every project's).",
+		flags:   scopeFlags,
+		run:     runList,
+	})
+}
+
+// scopeFlags are the flags that say which facts a command looks at.
+func scopeFlags(fs *flag.FlagSet) {
+	fs.String("project", "", "the project `SLUG` (default: the current directory's project)")
+	fs.Bool("all", false, "every project's facts too")
+	fs.String("type", "", "only facts of this `TYPE`: user, feedback, project or reference")
+	fs.Bool("json", false, "print JSON")
+}
+
+// scope is the project a command looks at, from --project or the current
+// directory.
+func scope(fs *flag.FlagSet) string {
+	if p := flagString(fs, "project"); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return project.Slug(wd)
+}
+
+func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if len(args) == 0 {
+		return usageError{"give the words to search for"}
+	}
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	x, err := search.Open(f.stateDir, f.dir)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if err := x.Fresh(ctx); err != nil {
+		return err
+	}
+	n, _ := strconv.Atoi(flagString(fs, "n"))
+	hits, err := x.Search(ctx, search.Query{Words: strings.Join(args, " "), Project: scope(fs),
+		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n})
+	if err != nil {
+		return err
+	}
+	if flagString(fs, "json") == "true" {
+		return writeJSON(e.stdout, hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
+	}
+	for _, h := range hits {
+		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
+		if h.Snippet != "" {
+			fmt.Fprintf(e.stdout, "    %s\n", h.Snippet)
+		}
+	}
+	return nil
+}
+
+func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	st := index.NewStore(f.dir)
+	if err := st.Scan(); err != nil {
+		return err
+	}
+	slug, all, typ := scope(fs), flagString(fs, "all") == "true", flagString(fs, "type")
+	var list []*index.Memory
+	for _, m := range st.Snapshot().Memories {
+		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) {
+			list = append(list, m)
+		}
+	}
+	if flagString(fs, "json") == "true" {
+		return writeJSON(e.stdout, listJSON(list))
+	}
+	for _, m := range list {
+		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+	}
+	return nil
+}
+
+// printFact prints one fact on a line: file, title, description, project.
+func printFact(w io.Writer, file, title, name, desc, proj string) {
+	if title == "" {
+		title = strings.ReplaceAll(name, "-", " ")
+	}
+	fmt.Fprintf(w, "%s  %s — %s", file, title, desc)
+	if proj != "" {
+		fmt.Fprintf(w, "  [%s]", proj)
+	}
+	fmt.Fprintln(w)
+}
+
+type factJSON struct {
+	File        string `json:"file"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	Type        string `json:"type"`
+	Project     string `json:"project,omitempty"`
+	Updated     string `json:"updated,omitempty"`
+	Pinned      bool   `json:"pinned,omitempty"`
+	Readonly    bool   `json:"readonly,omitempty"`
+}
+
+func listJSON(list []*index.Memory) []factJSON {
+	out := make([]factJSON, len(list))
+	for i, m := range list {
+		out[i] = factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
+			Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly}
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
