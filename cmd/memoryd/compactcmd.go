@@ -26,9 +26,12 @@ func init() {
 	})
 	register(&command{
 		name:    "undo",
-		args:    "[COMMIT]",
-		summary: "Restore the memory folder to before the last (or the given) compaction, as a new commit.",
-		run:     runUndo,
+		args:    "[--force] [COMMIT]",
+		summary: "Take back memoryd's last commit (or COMMIT): an extraction, an add, edit or forget, a compaction, … as a new commit.",
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("force", false, "undo even when later changes touched the same files (they are replaced, and stay in history)")
+		},
+		run: runUndo,
 	})
 }
 
@@ -125,8 +128,8 @@ func printResult(w io.Writer, res *compactor.Result, err error) {
 
 func short(hash string) string { return hash[:min(12, len(hash))] }
 
-// runUndo is `memoryd undo [COMMIT]`: the memory folder goes back to the
-// checkpoint before the most recent (or the given) compaction.
+// runUndo is `memoryd undo [--force] [COMMIT]`: the most recent (or the
+// given) memoryd commit is taken back as a new commit (see package undo).
 func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	f, err := openFolder(e, fs)
 	if err != nil {
@@ -136,7 +139,7 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo}
+	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Force: flagString(fs, "force") == "true"}
 	if len(args) == 1 {
 		opts.Commit = args[0]
 	}
@@ -145,14 +148,28 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	case errors.Is(err, state.ErrLocked):
 		return fmt.Errorf("another compaction or commit is running for this folder, try again later: %w", err)
 	case errors.Is(err, undo.ErrNothingToUndo):
-		fmt.Fprintf(e.stdout, "nothing to undo: the memory folder already matches %s\n", res.What)
+		fmt.Fprintln(e.stdout, err)
 		return nil
 	case res.Commit == "":
 		return err
 	}
-	fmt.Fprintf(e.stdout, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
-	if res.Later > 0 {
-		fmt.Fprintf(e.stdout, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", res.Later)
+	w := e.stdout
+	if res.Restored {
+		fmt.Fprintf(w, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
+		if res.Later > 0 {
+			fmt.Fprintf(w, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", res.Later)
+		}
+	} else {
+		fmt.Fprintf(w, "undid %s in commit %s\n", res.What, short(res.Commit))
+		for _, c := range res.Changes {
+			fmt.Fprintf(w, "  %s %s\n", c.How, c.File)
+		}
+	}
+	for _, c := range res.Replaced {
+		fmt.Fprintf(w, "replaced a later change (--force): %s, %s\n", c.File, c.What())
+	}
+	for _, h := range res.Held {
+		fmt.Fprintf(w, "not committed: %s\n", h.Reason)
 	}
 	return err
 }

@@ -5,21 +5,25 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 
-	"github.com/memoryd/memoryd/compactor"
+	"github.com/memoryd/memoryd/undo"
 )
 
 func init() {
 	register(&command{
 		name:    "history",
 		args:    "[-n N]",
-		summary: "List the memory folder's commits, newest first; checkpoints and compactions are marked.",
+		summary: "List the memory folder's commits, newest first, with their kind and what 'memoryd undo' can take back.",
 		flags:   func(fs *flag.FlagSet) { fs.Int("n", 20, "number of commits to show") },
 		run:     runHistory,
 	})
 }
 
+// runHistory is `memoryd history`. The first column says what undo can
+// do: u, 'memoryd undo HASH' takes it back; -, undone already. The second
+// marks checkpoints (C) and compactions (*). Then the hash, the date, the
+// kind (undo.KindOf; blank for a commit memoryd did not make) and the
+// subject.
 func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	n, _ := strconv.Atoi(fs.Lookup("n").Value.String())
 	if n <= 0 {
@@ -37,18 +41,28 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	for _, c := range commits {
-		mark := " "
-		switch {
-		case c.Subject == compactor.CheckpointSubject:
-			mark = "C"
-		case strings.HasPrefix(c.Subject, compactor.CompactionPrefix):
-			mark = "*"
-		}
-		fmt.Fprintf(e.stdout, "%s %s %s  %s\n", mark, c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Subject)
-	}
 	if len(commits) == 0 {
 		fmt.Fprintln(e.stdout, "no commits touch the memory folder yet")
+		return nil
 	}
+	for _, c := range undo.Classify(commits) {
+		mark := " "
+		switch {
+		case c.UndoneBy != "":
+			mark = "-"
+		case c.Undoable:
+			mark = "u"
+		}
+		switch c.Kind {
+		case undo.KindCheckpoint:
+			mark += "C"
+		case undo.KindCompaction:
+			mark += "*"
+		default:
+			mark += " "
+		}
+		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", mark, c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
+	}
+	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")
 	return nil
 }
