@@ -49,9 +49,15 @@ type Options struct {
 	Binary        string // the memoryd executable the service runs (Install)
 	ConfigPath    string // memoryd's config file, written by Install and given to the service
 	MemoryDir     string // the memory folder (Install; Uninstall uses it to find OpenCode entries)
-	OpenCode      bool   // Install: add PROTOCOL.md and MEMORY.md to OpenCode's global instructions
-	GitInit       bool   // Install: `git init` the memory folder itself when no repository encloses it
-	NoService     bool   // Install: every step but the service; the advice says how to run memoryd
+	OpenCode      bool   // Install: OpenCode's instructions (PROTOCOL.md, MEMORY.md), MCP server and plugin
+	Claude        bool   // Install: Claude Code's MCP server, SessionStart hook and read-only tool permissions
+	Codex         bool   // Install: Codex's AGENTS.md index block and MCP server
+	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR ("" → ~/.claude and ~/.claude.json).
+	ClaudeConfigDir string
+	// CodexHome is $CODEX_HOME ("" → ~/.codex).
+	CodexHome string
+	GitInit   bool // Install: `git init` the memory folder itself when no repository encloses it
+	NoService bool // Install: every step but the service; the advice says how to run memoryd
 	// WSL says this is Windows Subsystem for Linux, where a missing systemd
 	// is a setting: the advice then shows how to turn it on.
 	WSL bool
@@ -191,6 +197,9 @@ func Install(ctx context.Context, o Options) (Report, error) {
 			return r, err
 		}
 	}
+	if err := wireAgents(&o, &r); err != nil {
+		return r, err
+	}
 	var hints []string
 	switch {
 	case noManager != nil:
@@ -254,8 +263,10 @@ func setupService(ctx context.Context, o *Options, r *Report, m manager) error {
 	return nil
 }
 
-// Uninstall stops and removes the service and removes the OpenCode entries
-// Install adds (found from MemoryDir; skipped when it is ""). It keeps the
+// Uninstall stops and removes the service, removes the OpenCode
+// instructions Install adds (found from MemoryDir; skipped when it is "")
+// and memoryd's part of every agent's files (MCP servers, hooks, plugin,
+// AGENTS.md block), leaving the rest of them byte for byte. It keeps the
 // config file, the memory folder, its files and its git repository, and
 // says so. It goes on past errors (a service manager that can not be
 // reached still lets the file go) and returns them joined.
@@ -302,6 +313,11 @@ func Uninstall(ctx context.Context, o Options) (Report, error) {
 		if len(files) == 0 && err == nil {
 			r.step(&o, Step{What: "opencode", Path: dir, Outcome: Unchanged, Note: "no memoryd instructions"})
 		}
+	}
+	if err := unwireAgents(&o, &r); err != nil {
+		errs = append(errs, err)
+	}
+	if o.MemoryDir != "" {
 		r.step(&o, Step{What: "memory folder", Path: o.MemoryDir, Outcome: Kept, Note: "memory files and git history are never touched"})
 	}
 	if o.ConfigPath != "" {

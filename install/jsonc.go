@@ -16,6 +16,17 @@ import (
 // appendStrings appends vals to arr as string elements. unit is one level of
 // indentation, used when arr is empty but spans lines.
 func appendStrings(arr *hujson.Array, vals []string, unit string) {
+	rendered := make([]hujson.ValueTrimmed, len(vals))
+	for i, v := range vals {
+		rendered[i] = hujson.String(v)
+	}
+	appendValues(arr, rendered, unit)
+}
+
+// appendValues appends vals to arr, each on its own line when arr's
+// elements are (a multi-line value must then be rendered for the
+// elements' indentation), else on one line.
+func appendValues(arr *hujson.Array, vals []hujson.ValueTrimmed, unit string) {
 	if len(vals) == 0 {
 		return
 	}
@@ -30,7 +41,7 @@ func appendStrings(arr *hujson.Array, vals []string, unit string) {
 		if i == 0 {
 			before = first
 		}
-		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: hujson.Extra(before), Value: hujson.String(v)})
+		arr.Elements = append(arr.Elements, hujson.Value{BeforeExtra: hujson.Extra(before), Value: v})
 	}
 	if trailing {
 		arr.Elements[len(arr.Elements)-1].AfterExtra = hujson.Extra{}
@@ -41,6 +52,20 @@ func appendStrings(arr *hujson.Array, vals []string, unit string) {
 // members: on its own line with the array spread over lines when obj spans
 // lines, else on one line.
 func addMember(obj *hujson.Object, name string, vals []string, unit string) {
+	addMemberWith(obj, name, unit, func(indent string, multiline bool) hujson.ValueTrimmed {
+		arr := &hujson.Array{}
+		if multiline {
+			arr.AfterExtra = hujson.Extra("\n" + indent) // closing bracket under the key
+		}
+		appendStrings(arr, vals, unit)
+		return arr
+	})
+}
+
+// addMemberWith appends a member called name to obj, laid out like obj's
+// other members; render makes its value for a member line indented by
+// indent, multiline when obj spans lines.
+func addMemberWith(obj *hujson.Object, name string, unit string, render func(indent string, multiline bool) hujson.ValueTrimmed) {
 	befores := make([]hujson.Extra, len(obj.Members))
 	for i, m := range obj.Members {
 		befores[i] = m.Name.BeforeExtra
@@ -53,12 +78,8 @@ func addMember(obj *hujson.Object, name string, vals []string, unit string) {
 		trailing = obj.Members[n-1].Value.AfterExtra != nil
 	}
 	first, _ := newItemPrefixes(befores, &obj.AfterExtra, unit)
-
-	arr := &hujson.Array{}
-	if indent, ok := lineIndent([]byte(first)); ok {
-		arr.AfterExtra = hujson.Extra("\n" + indent) // closing bracket under the key
-	}
-	appendStrings(arr, vals, unit)
+	indent, multiline := lineIndent([]byte(first))
+	value := render(indent, multiline)
 
 	colon := hujson.Extra(" ")
 	if n := len(obj.Members); n > 0 && !hasComment(obj.Members[n-1].Value.BeforeExtra) {
@@ -66,7 +87,7 @@ func addMember(obj *hujson.Object, name string, vals []string, unit string) {
 	}
 	obj.Members = append(obj.Members, hujson.ObjectMember{
 		Name:  hujson.Value{BeforeExtra: hujson.Extra(first), Value: hujson.String(name)},
-		Value: hujson.Value{BeforeExtra: colon, Value: arr},
+		Value: hujson.Value{BeforeExtra: colon, Value: value},
 	})
 	if trailing {
 		obj.Members[len(obj.Members)-1].Value.AfterExtra = hujson.Extra{}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tailscale/hujson"
 
@@ -292,4 +294,168 @@ func removeMember(obj *hujson.Object, name string) {
 		obj.Members = slices.Delete(obj.Members, i, i+1)
 		return
 	}
+}
+
+// The MCP server and the plugin.
+
+// openCodePlugin is the plugin install writes, with {{binary}} and
+// {{config}} to fill in.
+//
+//go:embed opencode_plugin.js
+var openCodePlugin string
+
+// openCodePluginHeader starts the plugin; uninstall removes a memoryd.js
+// only when it starts so.
+const openCodePluginHeader = "// memoryd: "
+
+// OpenCodePluginFile is memoryd's plugin in OpenCode's global plugin folder
+// (dir is OpenCodeDir). OpenCode 1.18 loads every .js file there.
+func OpenCodePluginFile(dir string) string { return filepath.Join(dir, "plugin", "memoryd.js") }
+
+// RenderOpenCodePlugin returns the plugin that adds `binary context
+// --project-only --dir <session directory> --config config` to each
+// session's system prompt.
+func RenderOpenCodePlugin(binary, config string) []byte {
+	lit := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	return []byte(strings.NewReplacer("{{binary}}", lit(binary), "{{config}}", lit(config)).Replace(openCodePlugin))
+}
+
+// openCodeMCPEntry is memoryd's entry in OpenCode's "mcp" map.
+func openCodeMCPEntry(command []string) jsonObject {
+	return jsonObject{{"type", "local"}, {"command", command}}
+}
+
+// AddOpenCodeMCP returns a global OpenCode config file's data with
+// memoryd's MCP server in its "mcp" map (added, or replaced when it
+// differs); nil data is a file to create.
+func AddOpenCodeMCP(data []byte, command []string) ([]byte, error) {
+	root, err := parseObject("opencode config", data)
+	if err != nil {
+		return nil, err
+	}
+	unit := indentUnit(root.Value.(*hujson.Object))
+	if data == nil {
+		setMember(root.Value.(*hujson.Object), "$schema", openCodeSchema, unit)
+	}
+	if _, err := setAt(&root, []string{"mcp"}, MCPServerName, openCodeMCPEntry(command), unit); err != nil {
+		return nil, err
+	}
+	return packObject("opencode config", root)
+}
+
+// RemoveOpenCodeMCP removes memoryd's MCP server from a global OpenCode
+// config file's data, and the "mcp" map when that leaves it empty.
+func RemoveOpenCodeMCP(data []byte) ([]byte, error) {
+	root, err := parseObject("opencode config", data)
+	if err != nil {
+		return nil, err
+	}
+	if !removeAt(&root, []string{"mcp"}, MCPServerName) {
+		return data, nil
+	}
+	return packObject("opencode config", root)
+}
+
+// OpenCodeMCP returns the file whose "mcp" map holds memoryd's server and
+// its command, or "" and nil.
+func OpenCodeMCP(dir string) (file string, command []string, err error) {
+	files, err := readOpenCode(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, f := range files {
+		v := f.root.Find("/mcp/" + MCPServerName + "/command")
+		if v == nil {
+			continue
+		}
+		file, command = f.path, nil
+		if arr, ok := v.Value.(*hujson.Array); ok {
+			for _, e := range arr.Elements {
+				s, _ := stringValue(e)
+				command = append(command, s)
+			}
+		}
+	}
+	return file, command, nil
+}
+
+// openCodeMCPFile is the file install puts the MCP server in: the one that
+// has it already, else the file with the instructions OpenCode uses, else
+// the last config file, else a new opencode.json.
+func openCodeMCPFile(dir string) string {
+	var has, instructions, last string
+	for _, name := range OpenCodeFiles {
+		p := filepath.Join(dir, name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		last = p
+		root, err := hujson.Parse(data)
+		if err != nil {
+			continue
+		}
+		if root.Find("/mcp/"+MCPServerName) != nil {
+			has = p
+		}
+		if root.Find("/"+instructionsKey) != nil {
+			instructions = p
+		}
+	}
+	for _, p := range []string{has, instructions, last} {
+		if p != "" {
+			return p
+		}
+	}
+	return filepath.Join(dir, "opencode.json")
+}
+
+// openCodeSteps are the MCP server and the plugin: for install, in the
+// file openCodeMCPFile picks; for uninstall, in every config file.
+func openCodeSteps(o *Options, adding bool) []agentStep {
+	dir := OpenCodeDir(o.Home, o.XDGConfigHome)
+	command := o.MCPCommand()
+	mcp := func(path string) agentStep {
+		return agentStep{what: "opencode mcp", path: path, perm: 0o644, note: "mcp." + MCPServerName,
+			add:    func(data []byte) ([]byte, error) { return AddOpenCodeMCP(data, command) },
+			remove: RemoveOpenCodeMCP, empty: onlySchema}
+	}
+	var steps []agentStep
+	if adding {
+		steps = append(steps, mcp(openCodeMCPFile(dir)))
+	} else {
+		for _, name := range OpenCodeFiles {
+			steps = append(steps, mcp(filepath.Join(dir, name)))
+		}
+	}
+	plugin := RenderOpenCodePlugin(o.Binary, o.ConfigPath)
+	return append(steps, agentStep{what: "opencode plugin", path: OpenCodePluginFile(dir), perm: 0o644,
+		note: "adds the project's memory index to the system prompt",
+		add:  func([]byte) ([]byte, error) { return plugin, nil },
+		remove: func(data []byte) ([]byte, error) {
+			if !bytes.HasPrefix(data, []byte(openCodePluginHeader)) {
+				return data, nil // not ours
+			}
+			return nil, nil
+		},
+		empty: func(b []byte) bool { return len(b) == 0 },
+	})
+}
+
+// onlySchema reports whether a config file holds nothing but the "$schema"
+// install writes into a file it creates (OpenCode writes it too): what is
+// left once memoryd's instructions and MCP server are removed from a file
+// install created. Uninstall deletes such a file.
+func onlySchema(data []byte) bool {
+	root, err := parseObject("opencode config", data)
+	if err != nil || hasComment(root.BeforeExtra) || hasComment(root.AfterExtra) {
+		return false
+	}
+	obj := root.Value.(*hujson.Object)
+	if hasComment(obj.AfterExtra) || len(obj.Members) != 1 {
+		return false
+	}
+	s, ok := stringValue(obj.Members[0].Value)
+	return ok && obj.Members[0].Name.Value.(hujson.Literal).String() == "$schema" && s == openCodeSchema &&
+		!hasComment(obj.Members[0].Name.BeforeExtra) && !hasComment(obj.Members[0].Value.AfterExtra)
 }

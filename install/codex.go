@@ -1,0 +1,236 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Codex reads $CODEX_HOME/AGENTS.md (default ~/.codex) into every session
+// and its MCP servers from $CODEX_HOME/config.toml. memoryd's part of each
+// is a block between marker lines, so that it can be refreshed and removed
+// without parsing the rest:
+//
+//   - AGENTS.md: the global memory index, MEMORY.md's text, which the
+//     daemon refreshes on every rebuild (RefreshCodexBlock);
+//   - config.toml: the table [mcp_servers.memoryd]. memory_search and
+//     memory_read declare the MCP readOnlyHint, so Codex runs them without
+//     asking; memory_save and memory_forget are left to Codex's approval.
+
+// A block is whole lines: the begin line, the body, the end line.
+type markers struct{ begin, end string }
+
+var (
+	codexAgentsMarkers = markers{
+		begin: "<!-- memoryd:begin — the user's long-term memory index, kept up to date by memoryd; `memoryd uninstall` removes this block -->",
+		end:   "<!-- memoryd:end -->",
+	}
+	codexConfigMarkers = markers{
+		begin: "# memoryd:begin — memoryd's MCP server, added by `memoryd install --codex`; `memoryd uninstall` removes this block",
+		end:   "# memoryd:end",
+	}
+)
+
+// findBlock returns the byte span of m's block in data, the end line's
+// newline included: from the first line starting with the begin marker's
+// first two words to the next end marker line.
+func findBlock(data []byte, m markers) (start, stop int, ok bool) {
+	head := strings.Fields(m.begin)
+	start = -1
+	for off := 0; off < len(data); {
+		line, next := lineAt(data, off)
+		text := string(bytes.TrimRight(line, "\r"))
+		switch {
+		case start < 0 && strings.HasPrefix(text, head[0]+" "+head[1]):
+			start = off
+		case start >= 0 && text == m.end:
+			return start, next, true
+		}
+		off = next
+	}
+	return 0, 0, false
+}
+
+// lineAt returns the line starting at off, without its newline, and the
+// offset of the next line.
+func lineAt(data []byte, off int) ([]byte, int) {
+	i := bytes.IndexByte(data[off:], '\n')
+	if i < 0 {
+		return data[off:], len(data)
+	}
+	return data[off : off+i], off + i + 1
+}
+
+// put returns data with the block holding body: replaced where it is, else
+// appended.
+func (m markers) put(data []byte, body string) []byte {
+	block := m.begin + "\n" + body
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		block += "\n"
+	}
+	block += m.end + "\n"
+	if start, stop, ok := findBlock(data, m); ok {
+		return append(append(bytes.Clone(data[:start]), block...), data[stop:]...)
+	}
+	// After a blank line; after text without a final newline, right on
+	// the next line, so that remove can tell the two apart.
+	if len(data) == 0 {
+		return []byte(block)
+	}
+	return append(append(bytes.Clone(data), '\n'), block...)
+}
+
+// remove returns data without the block and the newline put added before
+// it.
+func (m markers) remove(data []byte) []byte {
+	start, stop, ok := findBlock(data, m)
+	if !ok {
+		return data
+	}
+	before, after := data[:start], data[stop:]
+	switch {
+	case len(after) > 0 && after[0] != '\n' && !bytes.HasPrefix(after, []byte("\r\n")):
+	case bytes.HasSuffix(before, []byte("\n\n")):
+		before = before[:len(before)-1] // the blank line before the block
+	case len(after) == 0 && bytes.HasSuffix(before, []byte("\n")) && !bytes.HasSuffix(before, []byte("\r\n")):
+		before = before[:len(before)-1] // the file had no final newline
+	}
+	return append(bytes.Clone(before), after...)
+}
+
+// body returns the block's body, and whether there is a block.
+func (m markers) body(data []byte) (string, bool) {
+	start, stop, ok := findBlock(data, m)
+	if !ok {
+		return "", false
+	}
+	_, first := lineAt(data, start)
+	inner := data[first:stop]
+	inner = inner[:bytes.LastIndex(bytes.TrimRight(inner, "\n"), []byte("\n"))+1]
+	return string(inner), true
+}
+
+// CodexHome is Codex's folder: $CODEX_HOME (codexHome) when absolute, else
+// ~/.codex.
+func CodexHome(home, codexHome string) string {
+	if filepath.IsAbs(codexHome) {
+		return codexHome
+	}
+	return filepath.Join(home, ".codex")
+}
+
+// codexIndexIntro heads the index in AGENTS.md: the entries are file names
+// in the memory folder, which the model reaches through the MCP tools.
+const codexIndexIntro = "The user's long-term memory (memoryd). Each entry names a fact file: read it with the " +
+	"memory_read tool, find more with memory_search, and save what will matter in a later session with memory_save.\n\n"
+
+// codexIndexBody is the block's body for index (MEMORY.md's bytes); a
+// marker line inside it is defused so that it cannot end the block early.
+func codexIndexBody(index []byte) string {
+	text := strings.ReplaceAll(string(index), "<!-- memoryd:", "<!-- memoryd :")
+	return codexIndexIntro + strings.TrimRight(text, "\n") + "\n"
+}
+
+// AddCodexIndex returns AGENTS.md's data with memoryd's block holding index.
+func AddCodexIndex(data, index []byte) []byte {
+	return codexAgentsMarkers.put(data, codexIndexBody(index))
+}
+
+// RemoveCodexIndex returns AGENTS.md's data without memoryd's block.
+func RemoveCodexIndex(data []byte) []byte { return codexAgentsMarkers.remove(data) }
+
+// RefreshCodexBlock writes index (MEMORY.md's bytes) into memoryd's block
+// in codexHome/AGENTS.md when the block is there and holds something else.
+// Without the file or the block (Codex is not wired) it does nothing; it
+// reports whether it wrote. The write is atomic. The daemon calls it after
+// every rebuild.
+func RefreshCodexBlock(codexHome string, index []byte) (changed bool, err error) {
+	path := filepath.Join(codexHome, "AGENTS.md")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("codex AGENTS.md: %w", err)
+	}
+	body, ok := codexAgentsMarkers.body(data)
+	if !ok || body == codexIndexBody(index) {
+		return false, nil
+	}
+	if _, err := writeFollowing(path, AddCodexIndex(data, index), keepPerm(path, 0o644)); err != nil {
+		return false, fmt.Errorf("codex AGENTS.md: %w", err)
+	}
+	return true, nil
+}
+
+// CodexIndex returns the index in memoryd's block of AGENTS.md's data (as
+// RefreshCodexBlock would write it for the same MEMORY.md), and whether
+// there is a block.
+func CodexIndex(data []byte) (string, bool) { return codexAgentsMarkers.body(data) }
+
+// CodexIndexBody is the block's body for index, to compare with CodexIndex.
+func CodexIndexBody(index []byte) string { return codexIndexBody(index) }
+
+// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's).
+func tomlString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// codexServerTable matches a [mcp_servers.memoryd] table header.
+var codexServerTable = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*"?memoryd"?[ \t]*\]`)
+
+// AddCodexMCP returns config.toml's data with memoryd's block holding
+// [mcp_servers.memoryd] for command. A memoryd server defined outside the
+// block (by `codex mcp add memoryd`) is an error: two tables of one name
+// are invalid TOML.
+func AddCodexMCP(data []byte, command []string) ([]byte, error) {
+	outside := codexConfigMarkers.remove(data)
+	if codexServerTable.Match(outside) {
+		return nil, errors.New("[mcp_servers." + MCPServerName + "] is already defined outside memoryd's block: " +
+			"remove it (codex mcp remove " + MCPServerName + "), then install again")
+	}
+	args := make([]string, len(command)-1)
+	for i, a := range command[1:] {
+		args[i] = tomlString(a)
+	}
+	body := fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", MCPServerName, tomlString(command[0]), strings.Join(args, ", "))
+	return codexConfigMarkers.put(data, body), nil
+}
+
+// RemoveCodexMCP returns config.toml's data without memoryd's block.
+func RemoveCodexMCP(data []byte) []byte { return codexConfigMarkers.remove(data) }
+
+// CodexMCP returns the body of memoryd's block in config.toml's data, and
+// whether there is one, for doctor.
+func CodexMCP(data []byte) (string, bool) { return codexConfigMarkers.body(data) }
+
+// codexSteps are the two files of Codex's wiring.
+func codexSteps(o *Options) []agentStep {
+	dir := CodexHome(o.Home, o.CodexHome)
+	command := o.MCPCommand()
+	empty := func(b []byte) bool { return len(b) == 0 }
+	return []agentStep{
+		{what: "codex agents", path: filepath.Join(dir, "AGENTS.md"), perm: 0o644, note: "the memory index, refreshed by the daemon",
+			add: func(data []byte) ([]byte, error) {
+				index, err := os.ReadFile(filepath.Join(o.MemoryDir, indexFile))
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, err
+				}
+				return AddCodexIndex(data, index), nil
+			},
+			remove: func(data []byte) ([]byte, error) { return RemoveCodexIndex(data), nil }, empty: empty},
+		{what: "codex mcp", path: filepath.Join(dir, "config.toml"), perm: 0o600, note: "[mcp_servers." + MCPServerName + "]",
+			add:    func(data []byte) ([]byte, error) { return AddCodexMCP(data, command) },
+			remove: func(data []byte) ([]byte, error) { return RemoveCodexMCP(data), nil }, empty: empty},
+	}
+}
