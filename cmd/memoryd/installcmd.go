@@ -16,10 +16,12 @@ import (
 func init() {
 	register(&command{
 		name:    "install",
-		args:    "[--memory-dir DIR] [--opencode] [--git-init] [--no-service]",
-		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and OpenCode wiring).",
+		args:    "[--memory-dir DIR] [--opencode] [--claude] [--codex] [--git-init] [--no-service]",
+		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and the agents' wiring).",
 		flags: func(fs *flag.FlagSet) {
-			fs.Bool("opencode", false, "add PROTOCOL.md and MEMORY.md to OpenCode's global instructions")
+			fs.Bool("opencode", false, "OpenCode: PROTOCOL.md and MEMORY.md in its instructions, the MCP server, the project-index plugin")
+			fs.Bool("claude", false, "Claude Code: the MCP server, a SessionStart hook running memoryd context, the read-only tools allowed")
+			fs.Bool("codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server")
 			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
 			fs.Bool("no-service", false, "set up everything but the service, and say how to run memoryd yourself")
 		},
@@ -27,7 +29,7 @@ func init() {
 	})
 	register(&command{
 		name:    "uninstall",
-		summary: "Remove the service and the OpenCode wiring; memory files, repository and config stay.",
+		summary: "Remove the service and every agent's wiring; memory files, repository and config stay.",
 		run:     runUninstall,
 	})
 	for _, c := range []struct {
@@ -74,15 +76,17 @@ func installOptions(e env, fs *flag.FlagSet, memoryDir string) (install.Options,
 		return install.Options{}, fmt.Errorf("find the memoryd binary: %w", err)
 	}
 	return install.Options{
-		Home:          home,
-		XDGConfigHome: e.getenv("XDG_CONFIG_HOME"),
-		Binary:        bin,
-		ConfigPath:    cfgPath,
-		MemoryDir:     memoryDir,
-		StateHome:     e.getenv("XDG_STATE_HOME"),
-		WSL:           isWSL(e),
-		Path:          e.getenv("PATH"),
-		Stdout:        e.stdout,
+		Home:            home,
+		XDGConfigHome:   e.getenv("XDG_CONFIG_HOME"),
+		ClaudeConfigDir: e.getenv("CLAUDE_CONFIG_DIR"),
+		CodexHome:       e.getenv("CODEX_HOME"),
+		Binary:          bin,
+		ConfigPath:      cfgPath,
+		MemoryDir:       memoryDir,
+		StateHome:       e.getenv("XDG_STATE_HOME"),
+		WSL:             isWSL(e),
+		Path:            e.getenv("PATH"),
+		Stdout:          e.stdout,
 	}, nil
 }
 
@@ -128,6 +132,8 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	o.OpenCode = flagString(fs, "opencode") == "true"
+	o.Claude = flagString(fs, "claude") == "true"
+	o.Codex = flagString(fs, "codex") == "true"
 	o.GitInit = flagString(fs, "git-init") == "true"
 	o.NoService = flagString(fs, "no-service") == "true"
 	r, err := install.Install(ctx, o)
@@ -146,7 +152,7 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 }
 
 func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	dir, _ := installMemoryDir(e, fs) // only used to find OpenCode entries
+	dir, _ := installMemoryDir(e, fs) // only used to find OpenCode's instructions
 	o, err := installOptions(e, fs, dir)
 	if err != nil {
 		return err

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memoryd/memoryd/facts"
+	"github.com/memoryd/memoryd/mcpserver"
+	"github.com/memoryd/memoryd/project"
+	"github.com/memoryd/memoryd/search"
+)
+
+func init() {
+	register(&command{
+		name:    "mcp",
+		summary: "Serve the memory to an agent as an MCP server on stdin and stdout (agents start it; memoryd install wires it).",
+		run:     runMCP,
+	})
+}
+
+// runMCP serves until the client closes stdin or a signal comes. Start-up
+// reads the configuration and resolves the folder, nothing more: every
+// agent session starts this process, so the search index is opened on the
+// first search and the files are read by the call that needs them.
+func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir}
+	defer ls.close()
+	s := mcpserver.New(mcpserver.Options{
+		Dir:     f.dir,
+		Project: project.Slug(cwd),
+		Version: version(),
+		Search:  ls.search,
+		Writer: func(who string) *facts.Writer {
+			return facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: who})
+		},
+	})
+	err = s.Run(ctx, &mcp.StdioTransport{})
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil // a signal: the client is going away
+	}
+	return err
+}
+
+// lazySearch opens the search index on the first search and brings it up
+// to date before each one (the daemon may not be running).
+type lazySearch struct {
+	stateDir, dir string
+
+	mu sync.Mutex // guards x
+	x  *search.Index
+}
+
+func (l *lazySearch) index() (*search.Index, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.x == nil {
+		x, err := search.Open(l.stateDir, l.dir)
+		if err != nil {
+			return nil, err
+		}
+		l.x = x
+	}
+	return l.x, nil
+}
+
+func (l *lazySearch) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.x != nil {
+		l.x.Close()
+	}
+}
+
+func (l *lazySearch) search(ctx context.Context, words, proj string, all bool, typ string, limit int) ([]mcpserver.Hit, error) {
+	x, err := l.index()
+	if err != nil {
+		return nil, err
+	}
+	if err := x.Fresh(ctx); err != nil {
+		return nil, err
+	}
+	hits, err := x.Search(ctx, search.Query{Words: words, Project: proj, All: all, Type: typ, Limit: limit})
+	if errors.Is(err, search.ErrNoWords) {
+		return nil, fmt.Errorf("the query %q has no words to look for", words)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcpserver.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = mcpserver.Hit{File: h.File, Title: hitTitle(h), Description: h.Description, Project: h.Project, Snippet: h.Snippet}
+	}
+	return out, nil
+}
+
+// hitTitle is the title the index shows: frontmatter title, else the name
+// with hyphens as spaces and the first letter upper-cased.
+func hitTitle(h search.Hit) string {
+	if h.Title != "" {
+		return h.Title
+	}
+	t := strings.ReplaceAll(h.Name, "-", " ")
+	if t != "" {
+		t = strings.ToUpper(t[:1]) + t[1:]
+	}
+	return t
+}
