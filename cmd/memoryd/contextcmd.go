@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/project"
+)
+
+func init() {
+	register(&command{
+		name:    "context",
+		args:    "[--dir=DIR] [--project-only] [--json]",
+		summary: "Print what an agent should load at session start in DIR: MEMORY.md and DIR's project index, within the budget.",
+		flags: func(fs *flag.FlagSet) {
+			fs.String("dir", "", "the session's working `DIR` (default: the current directory)")
+			fs.Bool("project-only", false, "the project's index alone (for agents that already load MEMORY.md)")
+			fs.Bool("json", false, "print JSON: the project and the text")
+		},
+		run: runContext,
+	})
+}
+
+// runContext runs at every agent session start, so it reads as little as
+// it can: the generated index files as the daemon keeps them when they fit
+// the budget together, else the facts themselves. A missing memory folder
+// is a one-line notice on stderr, not a failure: the agent starts anyway.
+func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	cfg, _, err := loadConfig(e, fs)
+	if err != nil {
+		return err
+	}
+	dir := flagString(fs, "dir")
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	slug := project.Slug(dir)
+	if fi, err := os.Stat(cfg.MemoryDir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(e.stderr, "memoryd: no memory folder at %s (memoryd install sets one up)\n", cfg.MemoryDir)
+		return nil
+	}
+	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
+	only := flagString(fs, "project-only") == "true"
+	text, err := contextText(cfg.MemoryDir, slug, b, only)
+	if err != nil {
+		return err
+	}
+	if flagString(fs, "json") == "true" {
+		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
+	}
+	_, err = e.stdout.Write(text)
+	return err
+}
+
+// contextText is index.Context for the folder: from the generated files
+// when they are there and fit the budget together, else from a scan.
+func contextText(dir, slug string, b index.Budget, projectOnly bool) ([]byte, error) {
+	if text, ok := generatedContext(dir, slug, b, projectOnly); ok {
+		return text, nil
+	}
+	st := index.NewStore(dir)
+	if err := st.Scan(); err != nil {
+		return nil, err
+	}
+	snap := st.Snapshot()
+	if projectOnly && !hasProject(snap, slug) {
+		return nil, nil
+	}
+	return index.Context(snap, slug, b, projectOnly), nil
+}
+
+func hasProject(snap index.Snapshot, slug string) bool {
+	for _, p := range snap.Projects() {
+		if p.Slug == slug {
+			return true
+		}
+	}
+	return false
+}
+
+// generatedContext joins MEMORY.md and the project's index as written on
+// disk, when both can be read and fit the budget together (a project
+// without facts has no index file: MEMORY.md alone).
+func generatedContext(dir, slug string, b index.Budget, projectOnly bool) ([]byte, bool) {
+	proj, err := index.ReadPlain(dir, index.ProjectIndexFile(slug))
+	switch {
+	case !project.Valid(slug) || errors.Is(err, fs.ErrNotExist):
+		proj = nil
+	case err != nil:
+		return nil, false
+	}
+	if projectOnly && proj != nil {
+		return proj, true
+	}
+	if projectOnly {
+		return nil, false
+	}
+	global, err := index.ReadPlain(dir, index.IndexFile)
+	if err != nil || (proj == nil && project.Valid(slug) && bytes.Contains(global, []byte("("+index.ProjectIndexFile(slug)+")"))) {
+		return nil, false // the index names a project file that is not there yet
+	}
+	text := global
+	if proj != nil {
+		text = append(append(global, '\n'), proj...)
+	}
+	if over, _, _ := b.Over(text); over {
+		return nil, false
+	}
+	return text, true
+}
