@@ -70,6 +70,10 @@ type Deps struct {
 	// Search, when set, is kept in step with the store after every
 	// rebuild (search.Index).
 	Search Searcher
+	// Published, when set, is called after a rebuild that changed the
+	// index files, to copy them where agents read them (Codex's AGENTS.md).
+	// It runs on the loop goroutine: it must be quick.
+	Published func() error
 }
 
 // Searcher is the search cache the daemon keeps current (search.Index).

@@ -214,6 +214,11 @@ func (l *loop) rebuild(now time.Time) {
 		}
 		w, err = store.WriteIndex()
 	}
+	if pub := l.d.deps.Published; pub != nil && err == nil && w.Changed {
+		if perr := pub(); perr != nil {
+			l.log.Warn("copy the index where agents read it", "err", perr)
+		}
+	}
 	if x := l.d.deps.Search; x != nil {
 		if serr := x.Sync(store.Snapshot()); serr != nil {
 			l.log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", serr)

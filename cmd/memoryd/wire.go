@@ -16,6 +16,7 @@ import (
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/install"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/search"
 	"github.com/memoryd/memoryd/state"
@@ -60,6 +61,7 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 	} else {
 		deps.Git = f.repo
 	}
+	deps.Published = codexPublisher(f)
 	var closers []io.Closer
 	if x, err := search.Open(f.stateDir, f.dir); err != nil {
 		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)
@@ -81,6 +83,21 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		deps.Extraction = &daemon.Extraction{Extractor: newExtractor(f, client, srcs, "memoryd run for "+f.dir)}
 	}
 	return deps, closers, nil
+}
+
+// codexPublisher copies MEMORY.md into the memoryd block of Codex's
+// AGENTS.md after every rebuild that changed it, when `install --codex`
+// put the block there (it does nothing otherwise).
+func codexPublisher(f *folder) func() error {
+	home := install.CodexHome(f.getenv("HOME"), f.getenv("CODEX_HOME"))
+	return func() error {
+		data, err := index.ReadPlain(f.dir, index.IndexFile)
+		if err != nil {
+			return err
+		}
+		_, err = install.RefreshCodexBlock(home, data)
+		return err
+	}
 }
 
 // jobLLM is the LLM client of the daemon's jobs, or nil when they are off
