@@ -110,6 +110,13 @@ func (m *Memory) syncTo(root *yaml.Node, cur fields) {
 	if cur.updated != o.updated {
 		e.setMeta("updated", dateNode(cur.updated), "project", "type")
 	}
+	if cur.sources != o.sources {
+		if cur.sources == "" {
+			e.removeMeta("source")
+		} else {
+			e.setMeta("source", sourcesNode(decodeSources(cur.sources)), "readonly", "pinned", "updated", "project", "type")
+		}
+	}
 	if cur.pinned != o.pinned {
 		e.setMeta("pinned", boolNode(cur.pinned), "updated", "project", "type")
 	}

@@ -195,6 +195,8 @@ func (fm frontmatter) metadata(v *yaml.Node, f *fields) (typ string, err error) 
 			if plain {
 				f.updated = val.Value
 			}
+		case "source":
+			f.sources = encodeSources(readSources(val))
 		}
 	}
 	return typ, nil

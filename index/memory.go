@@ -31,6 +31,7 @@ type Memory struct {
 	Project     string // metadata.project as written: a project slug, "" for a global fact (see Scope)
 	Updated     string // metadata.updated as written, normally "YYYY-MM-DD" (see UpdatedDate)
 	Pinned      bool   // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
+	Sources     []Source // metadata.source: where the fact came from; nil for a file without it
 	Body        string // text after the frontmatter, LF line endings
 	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
 
@@ -46,10 +47,11 @@ type fields struct {
 	readonly                      bool
 	project, updated              string
 	pinned                        bool
+	sources                       string // encodeSources of Memory.Sources
 }
 
 func (m *Memory) fields() fields {
-	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned}
+	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned, encodeSources(m.Sources)}
 }
 
 // Scope returns the project whose index lists m: Project when it is a valid
@@ -180,7 +182,7 @@ func parse(rel string, data []byte, hash string) (*Memory, error) {
 	m := &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
 		Type: f.typ, Readonly: f.readonly, Project: f.project, Updated: f.updated, Pinned: f.pinned,
-		Body: body, Hash: hash,
+		Sources: decodeSources(f.sources), Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
 	}
 	m.line = newEntryLine(m)
