@@ -25,9 +25,10 @@ func (w *agentWorld) claudeEnv() []string {
 }
 
 // scriptedAgent answers a prompt holding "SEARCH-TURN" with a
-// memory_search call and one holding "SAVE-TURN" with a memory_save call,
-// each until the tool's result comes back; everything else with "ok".
-// tool names a tool as the agent offers it.
+// memory_search call, one holding "SAVE-TURN" with a memory_save call and
+// one holding "FORGET-TURN" with a memory_forget call, each until the
+// tool's result comes back; everything else with "ok". tool names a tool
+// as the agent offers it.
 func scriptedAgent(tool func(name string) llmtest.Reply) func(llmtest.Recorded) llmtest.Reply {
 	return func(r llmtest.Recorded) llmtest.Reply {
 		if len(r.ToolResults) > 0 {
@@ -42,6 +43,10 @@ func scriptedAgent(tool func(name string) llmtest.Reply) func(llmtest.Recorded) 
 			reply := tool("memory_save")
 			reply.Tool.Args = map[string]any{"type": "project", "name": "release-train",
 				"description": "Releases of app-a leave on Tuesdays", "body": "The release train of app-a leaves every Tuesday at noon."}
+			return reply
+		case strings.Contains(r.User, "FORGET-TURN"):
+			reply := tool("memory_forget")
+			reply.Tool.Args = map[string]any{"file": "user-coffee.md", "reason": "switched to tea"}
 			return reply
 		}
 		return llmtest.Text("ok")
@@ -75,7 +80,7 @@ func TestClaudeCodeUsesMemory(t *testing.T) {
 	n := len(w.srv.Prompts())
 	w.agent(w.appA, w.claudeEnv(), claude, "-p", "SAVE-TURN: remember the release train")
 	refused := w.srv.Prompts()[n:]
-	if last := refused[len(refused)-1]; len(last.ToolResults) == 0 || strings.Contains(last.ToolResults[0], "created") {
+	if last := refused[len(refused)-1]; len(last.ToolResults) == 0 || !strings.Contains(last.ToolResults[0], "haven't granted") {
 		t.Fatalf("an unallowed memory_save was not refused: %q", last.ToolResults)
 	}
 	if _, err := os.Stat(filepath.Join(w.mem, "project-release-train.md")); err == nil {
