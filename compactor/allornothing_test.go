@@ -49,13 +49,13 @@ func TestControlCharactersInAnswer(t *testing.T) {
 // at the wrong moment).
 type failingCommit struct{ *gitstore.Repo }
 
-func (g failingCommit) CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error) {
-	if strings.HasPrefix(msg, CompactionPrefix) {
+func (g failingCommit) CommitPending(ctx context.Context, tracked func(string) bool, message func([]string) string) (gitstore.Committed, error) {
+	if strings.HasPrefix(message(nil), CompactionPrefix) {
 		// Stage the files as a half-done commit would, then fail.
 		gitAddAll(g.Repo.Root())
 		return gitstore.Committed{}, errors.New("gpg failed to sign the data")
 	}
-	return g.Repo.CommitPaths(ctx, msg, paths)
+	return g.Repo.CommitPending(ctx, tracked, message)
 }
 
 // TestFailedCommitRollsBack: when the compaction commit cannot be made, the

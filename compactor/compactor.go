@@ -93,7 +93,6 @@ var (
 type Git interface {
 	Busy() error
 	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
-	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
 	Unstage(ctx context.Context, paths []string) error
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 	History(n int) ([]gitstore.Commit, error)
@@ -484,7 +483,10 @@ func (c *Compactor) finish(ctx context.Context, store *index.Store, a *applier, 
 	if len(a.touched) == 0 {
 		return nil
 	}
-	done, err := c.opts.Git.CommitPaths(ctx, commitMessage(res), append(a.paths(), index.IndexFile))
+	touched := a.touched
+	msg := commitMessage(res)
+	done, err := c.opts.Git.CommitPending(ctx, func(rel string) bool { return touched[rel] || index.IsIndex(rel) },
+		func([]string) string { return msg })
 	if err != nil {
 		return fmt.Errorf("compaction commit: %w", err)
 	}

@@ -17,6 +17,7 @@ type Proposal struct {
 	Description string `json:"description"`
 	Body        string `json:"body"`
 	File        string `json:"file,omitempty"` // tolerated: a model may name the file it updates
+	Project     string `json:"project,omitempty"`
 }
 
 // ParseAnswer reads the model's answer: {"memories": [...]}, or a bare array
@@ -89,7 +90,8 @@ func proposal(raw json.RawMessage) Proposal {
 	}
 	file, _ := m["file"].(string)
 	return Proposal{Action: s("action", false, 40), Type: s("type", false, 40), Name: s("name", false, 200),
-		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file}
+		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file,
+		Project: s("project", false, 80)}
 }
 
 // answerJSON finds the JSON value in an answer: the whole text, the inside

@@ -118,8 +118,15 @@ func (x *Extractor) write(ctx context.Context, res *Result) error {
 	if _, err := x.store.WriteIndex(); err != nil {
 		return err
 	}
-	paths = append(paths, index.IndexFile)
-	done, err := repo.CommitPaths(ctx, commitMessage(res.Source, res.Session, written, res.Tokens), paths)
+	// The written files and the indexes they changed (MEMORY.md and the
+	// projects' MEMORY.<slug>.md), nothing else pending.
+	ours := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		ours[p] = true
+	}
+	msg := commitMessage(res.Source, res.Session, written, res.Tokens)
+	done, err := repo.CommitPending(ctx, func(rel string) bool { return ours[rel] || index.IsIndex(rel) },
+		func([]string) string { return msg })
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}

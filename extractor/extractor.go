@@ -62,7 +62,7 @@ var ErrNothingToDo = errors.New("nothing new to extract")
 type Repo interface {
 	InOperation() bool
 	Busy() error
-	CommitPaths(ctx context.Context, msg string, paths []string) (gitstore.Committed, error)
+	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 }
 
@@ -217,6 +217,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, err
 	}
 	res.Changes, res.Rejected = plan(props, snap, mem.shown)
+	stamp(res.Changes, source, id, x.project(ctx, source, id), b.msgs, time.Now())
 	if len(res.Rejected) > 0 {
 		x.log.Info("proposals not written", "session", key, "rejected", len(res.Rejected))
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memoryd/memoryd/index"
 )
 
 var ctx = context.Background()
@@ -26,8 +29,15 @@ func TestExtractWritesIndexesCommitsAndAdvances(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	got := e.read("feedback-prefers-tabs.md")
-	if got != memoryFile("feedback", "prefers-tabs", "Prefers tabs over spaces", tabsBody) {
-		t.Errorf("file:\n%s", got)
+	m, err := index.Parse("feedback-prefers-tabs.md", []byte(got))
+	if err != nil || m.Name != "prefers-tabs" || m.Description != "Prefers tabs over spaces" || m.Type != "feedback" ||
+		strings.TrimSpace(m.Body) != tabsBody || m.Project != "" || m.Updated != time.Now().Format(time.DateOnly) {
+		t.Errorf("file: %v\n%s", err, got)
+	}
+	// Provenance: where the fact came from.
+	if len(m.Sources) != 1 || m.Sources[0].Agent != "opencode" || m.Sources[0].Session != "ses_1" ||
+		m.Sources[0].Cwd != "/home/ana/proj" || !strings.Contains(m.Sources[0].Messages, "..") || m.Sources[0].At == "" {
+		t.Errorf("sources %+v", m.Sources)
 	}
 	if !strings.Contains(e.read("MEMORY.md"), "- [Prefers tabs](feedback-prefers-tabs.md) — Prefers tabs over spaces\n") {
 		t.Errorf("index:\n%s", e.read("MEMORY.md"))

@@ -21,6 +21,7 @@ type Change struct {
 	Action string // "create" or "update"
 	Data   []byte // the file's new bytes
 	prev   string // for an update, the hash of the file the change was planned on
+	scope  string // the project the model gave: a slug, "global", or "" when it said none
 }
 
 // Rejection is a proposal the gate refused, or one that changed nothing.
@@ -122,12 +123,12 @@ func (p *planner) add(prop Proposal) string {
 	}
 	name := safeName(prop.Name, typ, desc, body)
 	if target := p.target(prop, typ, name); target != nil {
-		return p.update(target, desc, body)
+		return p.update(target, desc, body, prop.Project)
 	}
 	if !slices.Contains(index.Types, typ) {
 		return "unknown type " + clip(prop.Type, 40)
 	}
-	return p.create(typ, name, desc, body)
+	return p.create(typ, name, desc, body, prop.Project)
 }
 
 // target is the existing memory a proposal is about: the file it names, the
@@ -146,7 +147,7 @@ func (p *planner) target(prop Proposal, typ, name string) *index.Memory {
 	return nil
 }
 
-func (p *planner) create(typ, name, desc, body string) string {
+func (p *planner) create(typ, name, desc, body, scope string) string {
 	file := typ + "-" + name + ".md"
 	switch {
 	case !index.IsMemory(file):
@@ -160,7 +161,7 @@ func (p *planner) create(typ, name, desc, body string) string {
 		return "duplicate of " + dup
 	}
 	m := index.NewMemory(typ, name, desc, body)
-	p.accept(Change{File: file, Action: "create", Data: m.Format()}, desc, body)
+	p.accept(Change{File: file, Action: "create", Data: m.Format(), scope: scope}, desc, body)
 	return ""
 }
 
@@ -168,7 +169,7 @@ func (p *planner) create(typ, name, desc, body string) string {
 // other frontmatter key. When the model did not see the old body (the store
 // was too large to show it), the new text is added below the old one, under
 // the old description, instead of replacing it, so nothing is lost.
-func (p *planner) update(m *index.Memory, desc, body string) string {
+func (p *planner) update(m *index.Memory, desc, body, scope string) string {
 	switch {
 	case m.Readonly:
 		return m.File + " is readonly"
@@ -192,7 +193,7 @@ func (p *planner) update(m *index.Memory, desc, body string) string {
 	}
 	c := *m
 	c.Description, c.Body = desc, body
-	p.accept(Change{File: m.File, Action: "update", Data: c.Format(), prev: m.Hash}, desc, body)
+	p.accept(Change{File: m.File, Action: "update", Data: c.Format(), prev: m.Hash, scope: scope}, desc, body)
 	return ""
 }
 

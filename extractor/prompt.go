@@ -27,6 +27,7 @@ Answer with one JSON object and nothing else:
   {"action": "create", "type": "feedback", "name": "prefers-tabs", "description": "Prefers tabs over spaces for indentation in every language", "body": "Use tabs, never spaces, when writing or reformatting code.\nWhy: corrected generated code twice."}
 ]}
 "action" is "create" or "update". "type" is user, feedback, project or reference. "name" is kebab-case (lower-case letters, digits and single hyphens, at most 64 characters); the file becomes <type>-<name>.md. "description" is one line. When nothing is worth keeping, answer {"memories": []}.
+"project" (optional) scopes a fact to the session's project, whose slug is given with the transcript: a project fact belongs to it unless you say "project": "global"; a feedback or reference fact gets "project": "<slug>" only when it holds in that repository alone; a user fact never has one.
 
 The rules for memory files (the folder's PROTOCOL.md) follow.
 
@@ -140,7 +141,11 @@ func userPrompt(project string, mem memoryContext, tr rendered, total int) strin
 	if project == "" {
 		project = "unknown"
 	}
-	fmt.Fprintf(&b, "The session ran in the project directory %s.\n\n", project)
+	slug := "none"
+	if project != "unknown" {
+		slug = projectSlug(project)
+	}
+	fmt.Fprintf(&b, "The session ran in the project directory %s (project slug: %s).\n\n", project, slug)
 	b.WriteString(mem.text)
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "New messages in the session since the last extraction (%d shown of %d):\n\n<transcript>\n", tr.shown, total)

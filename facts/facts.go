@@ -385,9 +385,5 @@ func (w *Writer) commit(ctx context.Context, d Done) (string, error) {
 // generated reports whether rel is a file Settle writes: the indexes,
 // .gitattributes and PROTOCOL.md.
 func generated(rel string) bool {
-	switch rel {
-	case index.IndexFile, index.AttributesFile, index.ProtocolFile:
-		return true
-	}
-	return !strings.Contains(rel, "/") && strings.HasPrefix(rel, "MEMORY.") && strings.HasSuffix(rel, ".md")
+	return index.IsIndex(rel) || rel == index.AttributesFile || rel == index.ProtocolFile
 }
