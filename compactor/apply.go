@@ -111,6 +111,14 @@ func (a *applier) apply(p *planned) error {
 	return skipf("unknown op %q", p.Op.Op)
 }
 
+// stamp records the compaction in a file it writes: metadata.source and
+// metadata.updated.
+func (a *applier) stamp(m *index.Memory) {
+	now := time.Now()
+	m.Sources = append(m.Sources, index.Source{Agent: "compaction", At: now.UTC().Format(time.RFC3339)})
+	m.Updated = now.Format(time.DateOnly)
+}
+
 // paths returns the touched files, sorted.
 func (a *applier) paths() []string {
 	out := make([]string, 0, len(a.touched)+1)
@@ -205,6 +213,12 @@ func (a *applier) merge(p *planned) error {
 		m.File, m.Title = p.target, ""
 	}
 	m.Name, m.Type, m.Description, m.Body = p.Into.Name, p.Into.Type, p.Into.Description, p.Into.Body
+	// The merged fact keeps where every one of its files came from.
+	m.Sources = nil
+	for _, src := range srcs {
+		m.Sources = append(m.Sources, src.Sources...)
+	}
+	a.stamp(&m)
 	data := m.Format()
 	if len(data) > index.MaxFileSize {
 		return skipf("%s: the merged file would exceed the size limit", p.target)
@@ -239,6 +253,7 @@ func (a *applier) rewrite(p *planned) error {
 		m.Description = p.Description
 	}
 	m.Body = p.Body
+	a.stamp(&m)
 	data := m.Format()
 	if len(data) > index.MaxFileSize {
 		return skipf("%s: the rewritten file would exceed the size limit", m.File)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -99,6 +100,18 @@ func (w *Writer) today() string {
 	return now().Format(time.DateOnly)
 }
 
+// source is this writer's entry in metadata.source.
+func (w *Writer) source() index.Source {
+	now := time.Now
+	if w.opts.Now != nil {
+		now = w.opts.Now
+	}
+	s := index.Source{Agent: w.opts.Who, At: now().UTC().Format(time.RFC3339)}
+	s.Cwd, _ = os.Getwd()
+	s.Host, _ = os.Hostname()
+	return s
+}
+
 // Check returns why f cannot be saved as it is, as an error wrapping
 // ErrInvalid or ErrSecret, or nil. It reads nothing.
 func Check(f Fact) error {
@@ -178,6 +191,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
 		m.Updated = w.today()
+		m.Sources = append(m.Sources, w.source())
 		return done, m.Format(), hash, nil
 	})
 }

@@ -72,9 +72,13 @@ func decodeSources(enc string) []Source {
 	return out
 }
 
-// readSources reads metadata.source: a list of mappings, or one mapping.
-// Anything else reads as no source; the file stays valid.
+// readSources reads metadata.source: a list of mappings, or one mapping; a
+// plain value ("source: review") is an origin named by a person. Anything
+// else reads as no source; the file stays valid.
 func readSources(v *yaml.Node) []Source {
+	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" && v.Value != "" {
+		return []Source{{Agent: v.Value}} // "source: review", as a person wrote it
+	}
 	items := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		items = v.Content

@@ -34,8 +34,12 @@ func TestSourcesRoundTrip(t *testing.T) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
 	}
-	// A file whose source is not a list of mappings stays valid.
+	// A plain value is an origin a person named; anything else is none.
 	odd, err := Parse("user-b.md", []byte("---\nname: b\nmetadata:\n  type: user\n  source: by hand\n---\nBody.\n"))
+	if err != nil || len(odd.Sources) != 1 || odd.Sources[0].Agent != "by hand" {
+		t.Fatalf("%+v %v", odd, err)
+	}
+	odd, err = Parse("user-c.md", []byte("---\nname: c\nmetadata:\n  type: user\n  source: [1, [2]]\n---\nBody.\n"))
 	if err != nil || odd.Sources != nil {
 		t.Fatalf("%+v %v", odd, err)
 	}
