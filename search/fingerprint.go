@@ -1,34 +1,26 @@
 package search
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
-	"sync"
+	"hash/fnv"
 
 	"github.com/memoryd/memoryd/index"
 )
 
 // A fingerprint identifies the state of a memory folder without reading a
-// file: a hash of the sorted paths of its memory files (the files
-// index.Store reads: top level and subfolders, hidden folders skipped, links
-// not followed) with each one's size, modification and change times, inode
-// and mode. Any write, rename over, delete or new file changes it — git
+// file: a hash of the paths of its memory files (the files index.Store
+// reads: top level and subfolders, hidden folders skipped, links not
+// followed) with each one's size, modification and change times, inode and
+// mode. Any write, rename over, delete or new file changes it — git
 // checkouts and pulls included — so an index stored with the fingerprint of
 // the folder it was built from is fresh as long as the fingerprint matches.
-// Listing and lstat-ing 10,000 files costs a few milliseconds, the price of
-// every `memoryd search`.
+// Listing and stat-ing 10,000 files is what every `memoryd search` pays
+// before it searches.
 type fingerprint struct {
-	sum   string   // hex sha256
-	files []string // the paths, sorted
+	sum   string   // hex
+	files []string // the paths, in no particular order
 }
 
 // stamp is what the fingerprint keeps of one file.
@@ -38,88 +30,58 @@ type stamp struct {
 	mode               uint32
 }
 
+// stamped is a memory file found by walkStamps, with its stamp: zero when
+// the file was gone by the time it was stat-ed (its path still counts).
+type stamped struct {
+	rel string
+	stamp
+}
+
 // takeFingerprint lists and stats the memory files under dir. A subfolder
 // that cannot be listed counts as a path "sub/", as index.Store reports it.
+//
+// Each file's path and stamp are hashed alone (FNV-1a, 128 bits) and the
+// hashes added up, so the order the files were found in does not matter and
+// nothing is sorted. This guards against accidents, not against someone
+// crafting files to collide, which would only make a search miss an edit.
 func takeFingerprint(dir string) (fingerprint, error) {
-	var files []string
-	if err := listMemories(dir, "", &files); err != nil {
+	found, err := walkStamps(dir)
+	if err != nil {
 		return fingerprint{}, fmt.Errorf("memory folder: %w", err)
 	}
-	slices.Sort(files)
-	stamps := make([]stamp, len(files))
-	statAll(dir, files, stamps)
-	h := sha256.New()
+	var hi, lo uint64
+	h := fnv.New128a()
 	buf := make([]byte, 0, 256)
-	for i, rel := range files {
-		s := stamps[i]
-		buf = append(buf[:0], rel...)
+	sum := make([]byte, 0, 16)
+	files := make([]string, len(found))
+	for i, f := range found {
+		files[i] = f.rel
+		buf = append(buf[:0], f.rel...)
 		buf = append(buf, 0)
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(s.size))
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(s.mtime))
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(s.ctime))
-		buf = binary.LittleEndian.AppendUint64(buf, s.ino)
-		buf = binary.LittleEndian.AppendUint32(buf, s.mode)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.size))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.mtime))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.ctime))
+		buf = binary.LittleEndian.AppendUint64(buf, f.ino)
+		buf = binary.LittleEndian.AppendUint32(buf, f.mode)
+		h.Reset()
 		h.Write(buf)
+		sum = h.Sum(sum[:0])
+		hi += binary.LittleEndian.Uint64(sum[:8])
+		lo += binary.LittleEndian.Uint64(sum[8:])
 	}
-	return fingerprint{sum: hex.EncodeToString(h.Sum(nil)), files: files}, nil
+	out := binary.LittleEndian.AppendUint64(nil, uint64(len(found)))
+	out = binary.LittleEndian.AppendUint64(out, hi)
+	out = binary.LittleEndian.AppendUint64(out, lo)
+	return fingerprint{sum: hex.EncodeToString(out), files: files}, nil
 }
 
-// listMemories appends the memory files under relDir to out, like
-// index.Store's walk.
-func listMemories(dir, relDir string, out *[]string) error {
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(relDir)))
-	if err != nil {
-		return err
+// keep reports whether walkStamps lists the directory entry rel (a memory
+// file, with its stamp) or descends into it (a folder index.Store reads).
+func keep(rel string, isDir bool) bool {
+	if isDir {
+		return !index.IgnoredDir(rel)
 	}
-	ents, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	for _, d := range ents {
-		rel := d.Name()
-		if relDir != "" {
-			rel = relDir + "/" + rel
-		}
-		switch {
-		case d.IsDir():
-			if index.IgnoredDir(rel) {
-				continue
-			}
-			if err := listMemories(dir, rel, out); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				*out = append(*out, rel+"/")
-			}
-		case index.IsMemory(rel):
-			*out = append(*out, rel)
-		}
-	}
-	return nil
-}
-
-// statAll fills stamps with an lstat of each file, on a few goroutines. A
-// file that cannot be stat-ed (gone since the listing, or a "sub/" entry)
-// keeps a zero stamp: its path still counts.
-func statAll(dir string, files []string, stamps []stamp) {
-	workers := min(runtime.GOMAXPROCS(0), 4, (len(files)+511)/512)
-	var wg sync.WaitGroup
-	for w := range max(workers, 1) {
-		stat := func() {
-			for i := w; i < len(files); i += max(workers, 1) {
-				if strings.HasSuffix(files[i], "/") {
-					continue
-				}
-				if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(files[i]))); err == nil {
-					stamps[i] = stampOf(fi)
-				}
-			}
-		}
-		if workers <= 1 {
-			stat()
-		} else {
-			wg.Go(stat)
-		}
-	}
-	wg.Wait()
+	return index.IsMemory(rel)
 }
 
 // sameFiles reports whether the memories and unreadable files of a snapshot

@@ -110,7 +110,7 @@ func TestProcessesShareTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := f.open()
-	if err := x.Sync(store.Snapshot()); err != nil {
+	if err := x.Sync(context.Background(), store.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	wait := startChildren(t, f, 3, 30)
@@ -135,7 +135,7 @@ func TestProcessesShareTheIndex(t *testing.T) {
 		if err := store.Refresh(rel); err != nil {
 			t.Fatal(err)
 		}
-		if err := x.Sync(store.Snapshot()); err != nil {
+		if err := x.Sync(context.Background(), store.Snapshot()); err != nil {
 			t.Fatalf("Sync: %v", err)
 		}
 		if i%10 == 9 {

@@ -63,17 +63,17 @@ type Hit struct {
 	Name        string  // frontmatter name, or derived from File
 	Title       string  // frontmatter title, "" when it has none
 	Description string  // frontmatter description
-	Type        string  // metadata.type, "" when missing
-	Project     string  // metadata.project, "" for a global fact
-	Snippet     string  // words of the body around the best match, on one line
+	Type        string  // metadata.type, lower-cased; "" when missing
+	Project     string  // the fact's project (index.Memory.Scope), "" for a global fact
+	Snippet     string  // words of the body around the best match (its start when none is there), one line
 	Score       float64 // higher is better; only comparable within one search
 }
 
-// Search returns the facts that best match q, best first. An index that
-// was never built (or was found corrupt) is built from the files first;
-// otherwise Search answers from the index as it is: a command calls Fresh
-// first, the daemon keeps its own index in sync. An empty query is
-// ErrNoWords; no hits is not an error.
+// Search returns the facts that best match q, best first. An index without
+// a fingerprint — never built, just replaced, or marked stale by Sync — is
+// built from the files first; otherwise Search answers from the index as it
+// is: a command calls Fresh first, the daemon keeps its own index in sync.
+// An empty query is ErrNoWords; no hits is not an error.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	all, either := matchExprs(q.Words)
 	if all == "" {

@@ -9,7 +9,7 @@ import (
 // schemaVersion is kept in the database's user_version. Change it whenever
 // the tables or what goes into them change: an index of another version is
 // emptied and built again from the files.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // The tables. fact holds what search filters and sorts on, fact_text what
 // it matches, under the same rowid. meta holds the fingerprint of the
@@ -24,7 +24,10 @@ var schema = []string{
 		project TEXT NOT NULL,
 		updated TEXT NOT NULL
 	)`,
-	`CREATE VIRTUAL TABLE fact_text USING fts5(name, title, description, body, tokenize = 'porter unicode61')`,
+	// The prefix indexes make a short last word ("go", "con"), which
+	// matches a prefix of many terms, cheap to look up.
+	`CREATE VIRTUAL TABLE fact_text USING fts5(name, title, description, body,
+		tokenize = 'porter unicode61', prefix = '2 3')`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
 

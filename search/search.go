@@ -47,6 +47,7 @@ type Index struct {
 	closed bool
 	db     *sql.DB
 	fi     os.FileInfo // the index file as opened, to notice it being replaced
+	cache  *hashCache  // see apply; belongs to the connection in db
 	scans  int         // folder scans by Fresh, for tests
 }
 
@@ -121,6 +122,9 @@ func (x *Index) openLocked() error {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// A full rebuild grows the log to the size of the index; cut it back
+	// after each checkpoint rather than keep megabytes around.
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", 4<<20))
 	q.Set("_txlock", "immediate") // every transaction here writes
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(x.path), RawQuery: q.Encode()}).String()
 	db, err := sql.Open("sqlite", dsn)
@@ -165,6 +169,7 @@ func (x *Index) drop() {
 		x.db.Close()
 		x.db = nil
 	}
+	x.cache = nil
 }
 
 // ensure opens the index file when x has no database, or when the file at
