@@ -78,7 +78,7 @@ type Deps struct {
 
 // Searcher is the search cache the daemon keeps current (search.Index).
 type Searcher interface {
-	Sync(snap index.Snapshot) error
+	Sync(ctx context.Context, snap index.Snapshot) error
 }
 
 // Daemon keeps one memory folder's index and history up to date.

@@ -220,7 +220,7 @@ func (l *loop) rebuild(now time.Time) {
 		}
 	}
 	if x := l.d.deps.Search; x != nil {
-		if serr := x.Sync(store.Snapshot()); serr != nil {
+		if serr := x.Sync(context.Background(), store.Snapshot()); serr != nil {
 			l.log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", serr)
 		}
 	}
