@@ -94,41 +94,46 @@ func (l *layout) choose(limit extent) choice {
 		return c
 	}
 	room := limit.minus(extentOf(l.head)).minus(l.moreReserve())
-	order := l.priority()
 	var opened [nSections]bool
-	cost := func(i int, opened *[nSections]bool) extent {
-		it := &l.items[i]
+	cost := func(it *item, opened *[nSections]bool) extent {
 		e := extent{1, len(it.line)}
 		if !opened[it.sec] {
 			e = e.plus(sectionExtent(it.sec))
 		}
 		return e
 	}
-	take := func(i int) {
-		room = room.minus(cost(i, &opened))
-		c.items[i], opened[l.items[i].sec] = true, true
-	}
-	for _, i := range order {
-		if !l.items[i].m.Pinned {
-			break // pinned facts come first in order
+	var buckets [nSections][]int // the facts not pinned, by section
+	for i := range l.items {
+		it := &l.items[i]
+		if it.m.Pinned {
+			room = room.minus(cost(it, &opened))
+			c.items[i], opened[it.sec] = true, true
+		} else {
+			buckets[it.sec] = append(buckets[it.sec], i)
 		}
-		take(i)
 	}
 	if len(l.projects) > 0 {
 		var need extent
 		o := opened
-		for _, i := range order {
-			if !c.items[i] {
-				need = need.plus(cost(i, &o))
+		for _, bucket := range buckets {
+			for _, i := range bucket {
+				need = need.plus(cost(&l.items[i], &o))
 				o[l.items[i].sec] = true
 			}
 		}
 		allow := extent{max(room.lines/2, room.lines-need.lines), max(room.bytes/2, room.bytes-need.bytes)}
 		room = room.minus(l.chooseProjects(allow, c.projects))
 	}
-	for _, i := range order {
-		if !c.items[i] && cost(i, &opened).within(room) {
-			take(i)
+	for _, bucket := range buckets {
+		if room.lines < 1 || room.bytes < len("- [](x)\n") {
+			break // nothing fits any more: leave the rest unsorted
+		}
+		for _, i := range l.byDate(bucket) {
+			it := &l.items[i]
+			if e := cost(it, &opened); e.within(room) {
+				room = room.minus(e)
+				c.items[i], opened[it.sec] = true, true
+			}
 		}
 	}
 	for i, it := range l.items {
@@ -146,28 +151,24 @@ func (l *layout) choose(limit extent) choice {
 	return c
 }
 
-// priority returns the indexes of l.items, most important first: pinned,
-// then by section, newest metadata.updated (no date is oldest), file name.
-func (l *layout) priority() []int {
-	order := make([]int, len(l.items))
-	dates := make([]int, len(l.items))
-	for i := range l.items {
-		order[i], dates[i] = i, dateNum(l.items[i].m.Updated)
+// byDate sorts the item indexes of one section newest metadata.updated
+// first (no date is oldest), then by file name.
+func (l *layout) byDate(idx []int) []int {
+	type key struct{ date, i int }
+	keys := make([]key, len(idx))
+	for k, i := range idx {
+		keys[k] = key{dateNum(l.items[i].m.Updated), i}
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		x, y := &l.items[a], &l.items[b]
-		switch {
-		case x.m.Pinned != y.m.Pinned:
-			if x.m.Pinned {
-				return -1
-			}
-			return 1
-		case x.sec != y.sec:
-			return int(x.sec) - int(y.sec)
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.date != b.date {
+			return b.date - a.date
 		}
-		return dates[b] - dates[a] // items are sorted by file: stable keeps that
+		return a.i - b.i // items are sorted by file
 	})
-	return order
+	for k := range keys {
+		idx[k] = keys[k].i
+	}
+	return idx
 }
 
 // chooseProjects marks the project lines that fit within allow, the
@@ -178,7 +179,12 @@ func (l *layout) chooseProjects(allow extent, keep []bool) extent {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return l.projects[b].total - l.projects[a].total })
+	slices.SortFunc(order, func(a, b int) int {
+		if n, m := l.projects[a].total, l.projects[b].total; n != m {
+			return m - n
+		}
+		return a - b // projects are sorted by slug
+	})
 	var used extent
 	for _, i := range order {
 		e := extent{1, len(l.projects[i].line)}

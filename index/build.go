@@ -143,26 +143,26 @@ func (s Snapshot) BadProjects() []string { return group(s).bad }
 // groups is a snapshot split by index file.
 type groups struct {
 	s      Snapshot
-	global []*Memory            // sorted by File
-	bySlug map[string][]*Memory // each sorted by File
-	slugs  []string             // sorted
-	bad    []string             // files with an invalid metadata.project, sorted
+	global []item            // sorted by File
+	bySlug map[string][]item // each sorted by File
+	slugs  []string          // sorted
+	bad    []string          // files with an invalid metadata.project, sorted
 }
 
 func group(s Snapshot) *groups {
-	g := &groups{s: s, bySlug: map[string][]*Memory{}}
+	g := &groups{s: s, bySlug: map[string][]item{}}
 	mems := sortedMemories(s.Memories)
-	g.global = make([]*Memory, 0, len(mems))
+	g.global = make([]item, 0, len(mems))
 	for _, m := range mems {
-		slug := m.Scope()
+		it, slug := itemOf(m)
 		switch {
 		case slug != "":
-			g.bySlug[slug] = append(g.bySlug[slug], m)
+			g.bySlug[slug] = append(g.bySlug[slug], it)
 			continue
 		case strings.TrimSpace(m.Project) != "":
 			g.bad = append(g.bad, m.File)
 		}
-		g.global = append(g.global, m)
+		g.global = append(g.global, it)
 	}
 	for slug := range g.bySlug {
 		g.slugs = append(g.slugs, slug)
@@ -192,27 +192,20 @@ type projLine struct {
 
 // layout returns the layout of the index for slug ("" for MEMORY.md).
 func (g *groups) layout(slug string) *layout {
-	l := &layout{}
-	mems := g.global
-	if slug == "" {
-		l.head = appendBanners([]byte(indexHeader), g.s, g.bad)
-		l.projects = make([]projLine, len(g.slugs))
-		for i, slug := range g.slugs {
-			p := &l.projects[i]
-			for _, m := range g.bySlug[slug] {
-				p.types[section(m.Type)]++
-			}
-			p.total = len(g.bySlug[slug])
-			p.line = append(p.line, "- ["+slug+"]("+ProjectIndexFile(slug)+") — "...)
-			p.line = append(p.line, plural(p.total, "memory", "memories")+"\n"...)
-		}
-	} else {
-		l.head = append(append([]byte("# Memory — "), oneLine(slug)...), "\n\n"+indexComment...)
-		mems = g.bySlug[slug]
+	if slug != "" {
+		head := append(append([]byte("# Memory — "), oneLine(slug)...), "\n\n"+indexComment...)
+		return &layout{head: head, items: g.bySlug[slug]}
 	}
-	l.items = make([]item, len(mems))
-	for i, m := range mems {
-		l.items[i] = item{m: m, line: entryBytes(m), sec: section(m.Type)}
+	l := &layout{head: appendBanners([]byte(indexHeader), g.s, g.bad), items: g.global}
+	l.projects = make([]projLine, len(g.slugs))
+	for i, slug := range g.slugs {
+		p := &l.projects[i]
+		for _, it := range g.bySlug[slug] {
+			p.types[it.sec]++
+		}
+		p.total = len(g.bySlug[slug])
+		p.line = append(p.line, "- ["+slug+"]("+ProjectIndexFile(slug)+") — "...)
+		p.line = append(p.line, plural(p.total, "memory", "memories")+"\n"...)
 	}
 	return l
 }
@@ -364,15 +357,21 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// section returns the index of the index section for a type.
+// section returns the index of the index section for a type: the position
+// of the type in Types, else that of Other.
 func section(typ string) uint8 {
-	for pass := 0; pass < 2; pass++ {
-		for i, t := range Types {
-			if typ == t {
-				return uint8(i)
-			}
-		}
-		typ = strings.ToLower(strings.TrimSpace(typ)) // types Parse did not normalise
+	switch typ { // Types, spelled out: a switch is much cheaper than a loop
+	case "user":
+		return 0
+	case "feedback":
+		return 1
+	case "project":
+		return 2
+	case "reference":
+		return 3
+	}
+	if norm := strings.ToLower(strings.TrimSpace(typ)); norm != typ { // types Parse did not normalise
+		return section(norm)
 	}
 	return uint8(len(Types))
 }

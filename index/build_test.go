@@ -164,6 +164,17 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+func TestSectionFollowsTypes(t *testing.T) {
+	for i, typ := range Types {
+		if section(typ) != uint8(i) || section(" "+strings.ToUpper(typ)) != uint8(i) {
+			t.Errorf("section(%q) = %d, want %d", typ, section(typ), i)
+		}
+	}
+	if len(Types)+1 != len(sectionTitles) || section("misc") != uint8(len(Types)) || section("") != uint8(len(Types)) {
+		t.Error("Other is not the last section")
+	}
+}
+
 func TestCountConflicts(t *testing.T) {
 	for in, want := range map[string]int{
 		"":                               0,

@@ -8,17 +8,44 @@ import (
 )
 
 // entryLine is a memory's index line as rendered when it was parsed, with
-// the fields it was rendered from: the index builders use it while they still match,
-// so rebuilding the index of a large store is mostly copying. It is never
-// changed after Parse.
+// the fields it was rendered from, and its section and scope: the index
+// builders use each while the fields it came from still match, so
+// rebuilding the indexes of a large store is mostly copying, and touches
+// little of each memory's text (a string compared with the copy here is
+// compared by pointer). It is never changed after Parse.
 type entryLine struct {
 	file, name, title, description string
 	line                           []byte
+	typ                            string // section is section(typ)
+	section                        uint8
+	project                        string // scope is m.Scope() for this project
+	scope                          string
 }
 
 func newEntryLine(m *Memory) *entryLine {
 	line := appendRendered(make([]byte, 0, entrySizeHint(m)), m)
-	return &entryLine{m.File, m.Name, m.Title, m.Description, line}
+	return &entryLine{m.File, m.Name, m.Title, m.Description, line, m.Type, section(m.Type), m.Project, m.Scope()}
+}
+
+// itemOf returns m as an index item, from what was cached at parse time
+// where it still holds.
+func itemOf(m *Memory) (it item, scope string) {
+	l := m.line
+	if l == nil {
+		return item{m, entryBytes(m), section(m.Type)}, m.Scope()
+	}
+	it = item{m: m, line: l.line, sec: l.section}
+	if l.file != m.File || l.name != m.Name || l.title != m.Title || l.description != m.Description {
+		it.line = appendRendered(make([]byte, 0, entrySizeHint(m)), m)
+	}
+	if l.typ != m.Type {
+		it.sec = section(m.Type)
+	}
+	scope = l.scope
+	if l.project != m.Project {
+		scope = m.Scope()
+	}
+	return it, scope
 }
 
 // entrySizeHint is about the length of m's index line.

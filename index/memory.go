@@ -22,18 +22,18 @@ import (
 // Memories returned by Parse and held in a Snapshot are shared: copy one
 // (c := *m) before changing its fields.
 type Memory struct {
-	File        string // path relative to the memory folder, slash-separated ("feedback-prefers-tabs.md")
-	Name        string // frontmatter name, or derived from File when missing
-	Title       string // frontmatter title, may be ""
-	Description string // frontmatter description, may be ""
-	Type        string // metadata.type, else top-level type; trimmed and lower-cased; "" if missing
-	Readonly    bool   // metadata.readonly: true (also "yes", "on", "1")
-	Project     string // metadata.project as written: a project slug, "" for a global fact (see Scope)
-	Updated     string // metadata.updated as written, normally "YYYY-MM-DD" (see UpdatedDate)
-	Pinned      bool   // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
+	File        string   // path relative to the memory folder, slash-separated ("feedback-prefers-tabs.md")
+	Name        string   // frontmatter name, or derived from File when missing
+	Title       string   // frontmatter title, may be ""
+	Description string   // frontmatter description, may be ""
+	Type        string   // metadata.type, else top-level type; trimmed and lower-cased; "" if missing
+	Readonly    bool     // metadata.readonly: true (also "yes", "on", "1")
+	Project     string   // metadata.project as written: a project slug, "" for a global fact (see Scope)
+	Updated     string   // metadata.updated as written, normally "YYYY-MM-DD" (see UpdatedDate)
+	Pinned      bool     // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
 	Sources     []Source // metadata.source: where the fact came from; nil for a file without it
-	Body        string // text after the frontmatter, LF line endings
-	Hash        string // hex sha256 of the raw file bytes as read; "" for a new memory
+	Body        string   // text after the frontmatter, LF line endings
+	Hash        string   // hex sha256 of the raw file bytes as read; "" for a new memory
 
 	parsed bool       // made by Parse: front and orig are set
 	front  string     // frontmatter text as read (LF), re-parsed by Format to keep unknown keys

@@ -175,3 +175,17 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+func TestBuildSeesChangedProject(t *testing.T) {
+	m := mustParse(t, "project-x.md", "---\nname: x\ndescription: d\nmetadata:\n  type: project\n  project: billing\n---\n")
+	c := *m
+	c.Project = "memoryd"
+	all := BuildAll(Snapshot{Memories: []*Memory{&c}}, Budget{})
+	if _, ok := all["MEMORY.billing.md"]; ok || !strings.Contains(string(all["MEMORY.memoryd.md"]), "(project-x.md)") {
+		t.Fatalf("index files %v:\n%s", keys(all), all["MEMORY.memoryd.md"])
+	}
+	c.Project = "Bad Name"
+	if got := string(Build(Snapshot{Memories: []*Memory{&c}})); !strings.Contains(got, "(project-x.md)") || !strings.Contains(got, "not a valid slug") {
+		t.Fatalf("MEMORY.md:\n%s", got)
+	}
+}
