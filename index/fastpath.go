@@ -8,22 +8,26 @@ import (
 
 // fastFields reads the known fields of frontmatter written in the plain
 // subset of YAML that memory files almost always use, without building a
-// YAML tree: "key: value" lines at the left margin, a "key:" line followed by
-// one level of indented "key: value" lines (metadata), blank lines and
-// comment lines. Values are plain scalars that need no quoting. Anything
-// else — quotes, flow or block collections and scalars, tabs, anchors,
-// duplicate keys, deeper nesting — returns ok=false and Parse goes through
-// yaml.v3, which also produces the error messages. Where it returns ok, the
-// fields equal what the yaml.v3 path returns (FuzzFastPath checks this).
+// YAML tree: "key: value" lines, where a "key:" line may open a block of
+// more indented "key: value" lines (metadata, and below it any other
+// mapping, up to maxFastDepth levels), blank lines and comment
+// lines. Values are plain scalars that need no quoting. Anything else —
+// quotes, flow or block collections and scalars, sequences, tabs, anchors,
+// duplicate keys, uneven indentation, a block under a known key, and
+// metadata.source in any form (readSources decides what it means) — returns
+// ok=false and Parse goes through yaml.v3, which also produces the error
+// messages. Where it returns ok, the fields equal what the yaml.v3 path
+// returns (FuzzFastPath checks this).
 //
 // This matters for speed: a Scan of 10,000 files spends most of its time in
-// yaml.v3 otherwise.
+// yaml.v3 otherwise (a file with nested metadata parses about 15 times
+// slower there).
 func fastFields(text string) (fields, bool) {
 	if !plainText(text) {
 		return fields{}, false
 	}
 	var r fastReader
-	r.top, r.nested = r.topBuf[:0], r.nestedBuf[:0]
+	r.levels, r.keys = append(r.levelBuf[:0], fastLevel{}), r.keyBuf[:0]
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
 		body := strings.TrimLeft(line, " ")
@@ -34,12 +38,7 @@ func fastFields(text string) (fields, bool) {
 			continue
 		}
 		key, val, hasVal, ok := plainPair(body)
-		if depth := len(line) - len(body); depth > 0 {
-			ok = ok && r.nestedPair(depth, key, val)
-		} else {
-			ok = ok && r.topPair(key, val, hasVal)
-		}
-		if !ok {
+		if !ok || !r.pair(len(line)-len(body), key, val, hasVal) {
 			return fields{}, false
 		}
 	}
@@ -50,26 +49,92 @@ func fastFields(text string) (fields, bool) {
 	return r.f, true
 }
 
+// maxFastDepth is the deepest nesting fastFields reads: the top, metadata,
+// and two levels below (metadata.source and a mapping inside it).
+const maxFastDepth = 4
+
 // fastReader is the state of fastFields between lines.
 type fastReader struct {
 	f                 fields
 	topType, metaType string
-	top, nested       []string // keys seen, to leave duplicates to yaml.v3
-	block             string   // the top-level key whose indented block we are in
-	indent            int      // that block's indentation, once known
+	levels            []fastLevel // the open mappings, the top first
+	keys              []string    // the keys seen in each open mapping, to leave duplicates to yaml.v3
+	open              string      // the previous key when it had no value: it may open a block
+	opened            bool        // open is set
 
-	topBuf, nestedBuf [8]string
+	levelBuf [maxFastDepth]fastLevel
+	keyBuf   [24]string
+}
+
+// fastLevel is one open block mapping.
+type fastLevel struct {
+	indent int    // its keys' indentation
+	key    string // the key that opened it ("" at the top)
+	start  int    // where its keys start in fastReader.keys
+}
+
+// pair reads one "key: value" or "key:" line indented by depth.
+func (r *fastReader) pair(depth int, key, val string, hasVal bool) bool {
+	popped := false
+	for len(r.levels) > 1 && depth < r.levels[len(r.levels)-1].indent {
+		r.keys = r.keys[:r.levels[len(r.levels)-1].start]
+		r.levels = r.levels[:len(r.levels)-1]
+		popped = true
+	}
+	top := &r.levels[len(r.levels)-1]
+	switch {
+	case depth > top.indent:
+		// The first line of a block: only right under a "key:" line,
+		// and not under a known key, which must be a single value.
+		if popped || !r.opened || len(r.levels) == maxFastDepth || r.known(r.open) {
+			return false
+		}
+		r.levels = append(r.levels, fastLevel{indent: depth, key: r.open, start: len(r.keys)})
+		top = &r.levels[len(r.levels)-1]
+	case depth < top.indent:
+		return false // between two levels
+	}
+	r.opened = false
+	if mine := r.keys[top.start:]; len(mine) >= 64 || slices.Contains(mine, key) {
+		return false
+	}
+	r.keys = append(r.keys, key)
+	if !hasVal {
+		r.open, r.opened = key, true // a null, or the start of a block
+	}
+	switch {
+	case len(r.levels) == 1:
+		return r.topPair(key, val, hasVal)
+	case len(r.levels) == 2 && top.key == "metadata":
+		return r.metaPair(key, val)
+	}
+	return true
+}
+
+// known reports whether key, in the mapping now innermost, is one the
+// fields come from, which must not open a block.
+func (r *fastReader) known(key string) bool {
+	switch len(r.levels) {
+	case 1:
+		switch key {
+		case "name", "title", "description", "type":
+			return true
+		}
+	case 2:
+		if r.levels[1].key != "metadata" {
+			return false
+		}
+		switch key {
+		case "type", "readonly", "pinned", "project", "updated", "source":
+			return true
+		}
+	}
+	return false
 }
 
 func (r *fastReader) topPair(key, val string, hasVal bool) bool {
-	if len(r.top) > 64 || slices.Contains(r.top, key) {
-		return false
-	}
-	r.top = append(r.top, key)
-	r.block, r.indent, r.nested = "", 0, r.nested[:0]
 	if !hasVal {
-		r.block = key // a null, or the start of an indented block
-		return true
+		return true // a null, or (metadata, unknown keys) the start of a block
 	}
 	switch key {
 	case "name":
@@ -86,29 +151,23 @@ func (r *fastReader) topPair(key, val string, hasVal bool) bool {
 	return true
 }
 
-func (r *fastReader) nestedPair(depth int, key, val string) bool {
-	switch r.block {
-	case "", "name", "title", "description", "type":
-		return false // a continuation line, or a known key that is not a single value
-	}
-	if r.indent != 0 && depth != r.indent || len(r.nested) > 64 || slices.Contains(r.nested, key) {
+// metaPair reads one key of metadata. metadata.source, whose forms
+// (a list of origins, one mapping, a name) only readSources knows, is left
+// to yaml.v3 whatever its value.
+func (r *fastReader) metaPair(key, val string) bool {
+	switch key {
+	case "source":
 		return false
-	}
-	r.indent = depth
-	r.nested = append(r.nested, key)
-	if r.block == "metadata" {
-		switch key {
-		case "type":
-			r.metaType = scalarValue(val)
-		case "readonly":
-			r.f.readonly = truthy(scalarValue(val))
-		case "pinned":
-			r.f.pinned = truthy(scalarValue(val))
-		case "project":
-			r.f.project = scalarValue(val)
-		case "updated":
-			r.f.updated = scalarValue(val)
-		}
+	case "type":
+		r.metaType = scalarValue(val)
+	case "readonly":
+		r.f.readonly = truthy(scalarValue(val))
+	case "pinned":
+		r.f.pinned = truthy(scalarValue(val))
+	case "project":
+		r.f.project = scalarValue(val)
+	case "updated":
+		r.f.updated = scalarValue(val)
 	}
 	return true
 }

@@ -185,6 +185,19 @@ func FuzzFastPath(f *testing.F) {
 		"metadata:\n  project: memoryd\n  updated: 2025-03-07\n  pinned: yes\n",
 		"metadata:\n  project:\n  updated: ~\n  pinned: 1\n",
 		"metadata:\n  project: a b\n  updated: 2025-03-07T10:00:00Z\n",
+		"metadata:\n  type: user\n  origin:\n    agent: opencode\n    at: 2025-03-07T10:00:00Z\n    cwd: /home/a/src\n  pinned: true\n",
+		"metadata:\n  origin:\n    first:\n      id: msg_1\n    last:\n      id: msg_2\n  type: feedback\nname: x\n",
+		"metadata:\n  origin:\n    agent: a\n    agent: b\n",
+		"metadata:\n  origin:\n    a: 1\n   b: 2\n",
+		"metadata:\n  type: user\n  source:\n    agent: opencode\n  pinned: true\n",
+		"metadata:\n  source: by hand\n",
+		"metadata:\n  source:\n    - agent: cli\n      at: 2025-03-07T10:00:00Z\n",
+		"metadata:\n  type:\n    a: 1\n",
+		"extra:\n  type: user\n  metadata:\n    type: project\n",
+		"a:\n  b:\nc:\n    d: 1\n",
+		"a:\n  b:\n c: 1\n",
+		"a:\n  b:\n    c:\n      d:\n        e: 1\n",
+		"metadata:\n    # note\n  type: user\n",
 	} {
 		f.Add(s)
 	}
@@ -209,8 +222,11 @@ func TestFastPathCoversCommonFiles(t *testing.T) {
 	common := []string{
 		string(NewMemory("feedback", "prefers-tabs", "Prefers tabs over spaces, in every language (Go too)", "b").Format()),
 		"---\nname: email\ndescription: Work email is a@b.example; personal is c@d.example\ntype: user\n---\n",
-		"---\nname: x\ntitle: Deploys — how and when\ndescription: Deploy on Fridays? Never.\nmetadata:\n  type: project\n  readonly: true\n  source: hand-written\n---\n",
+		// metadata.source in any form goes through yaml.v3 for now (see fastFields).
+		"---\nname: x\ntitle: Deploys — how and when\ndescription: Deploy on Fridays? Never.\nmetadata:\n  type: project\n  readonly: true\n  team: core\n---\n",
 		"---\nname: x\ndescription: d\nmetadata:\n  type: project\n  project: memoryd\n  updated: 2025-03-07\n  pinned: true\n---\n",
+		"---\nname: x\ndescription: d\nmetadata:\n  type: project\n  project: memoryd\n  updated: 2025-03-07\n  team:\n    name: core\n" +
+			"    lead: ana\n    since: 2025-03-07T10:00:00Z\n    home: /home/ana/src/memoryd\n---\n",
 	}
 	for _, c := range common {
 		m := mustParse(t, "x.md", c)
