@@ -81,16 +81,32 @@ const literal = "--literal-pathspecs"
 // before it is killed.
 const cancelGrace = 5 * time.Second
 
+// noHooks points git at a hooks directory that cannot exist, so that none
+// of the user's hooks runs for memoryd's git commands: not pre-commit and
+// commit-msg (also skipped by --no-verify), and not prepare-commit-msg,
+// post-commit, reference-transaction or post-index-change, which
+// --no-verify does not skip. memoryd commits unattended: nobody could answer
+// a hook's question, a failing hook would stall every later commit, and a
+// slow one (a post-commit push, say) would hold every commit up to its
+// timeout although the commit itself had landed. git looks each hook up as
+// <core.hooksPath>/<name>, which below /dev/null is never a file (checked
+// with git 2.39 for every hook a commit runs); a -c on the command line wins
+// over every configuration file.
+var noHooks = []string{"-c", "core.hooksPath=" + os.DevNull}
+
 // run executes git in the work tree top with stdin and returns its standard
 // output. A non-zero exit becomes a *cliError; one caused by git's locks or
-// by the repository's state is additionally wrapped with ErrBusy.
+// by the repository's state is additionally wrapped with ErrBusy. The
+// user's hooks never run (see noHooks), and the process is one of this
+// process's own children (see startChild) until it has been waited for.
 //
 // When ctx ends, git is interrupted, not killed: on SIGINT it removes its
 // lock files, whereas a killed `git commit` leaves index.lock behind and
 // blocks the user's next git command until they delete it by hand.
 func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	full := make([]string, 0, len(args)+1)
+	full := make([]string, 0, len(args)+len(noHooks)+1)
 	full = append(full, "--no-pager")
+	full = append(full, noHooks...)
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, r.gitBin, full...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -102,7 +118,11 @@ func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err := startChild(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		forgetChild(cmd.Process.Pid)
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}
@@ -134,6 +154,10 @@ func cliEnv(env []string) []string {
 	return append(out, cliEnvSet...)
 }
 
+// lockRE finds the lock file in git's "Unable to create '<path>.lock': File
+// exists." (the path may hold a quote, hence the greedy match up to ".lock").
+var lockRE = regexp.MustCompile(`Unable to create '(.*\.lock)': File exists`)
+
 // busyMessage recognises git's complaints about locks held by another git
 // process and about repository states that forbid committing. It returns a
 // short reason, or "" when stderr says something else.
@@ -141,6 +165,9 @@ func busyMessage(stderr string) string {
 	switch {
 	case strings.Contains(stderr, ".lock': File exists"):
 		// "Unable to create '/repo/.git/index.lock': File exists."
+		if m := lockRE.FindStringSubmatch(stderr); m != nil {
+			return m[1] + " exists (another git command is running)"
+		}
 		return "a git lock file exists (another git command is running)"
 	case strings.Contains(stderr, "cannot lock ref"):
 		// HEAD or the branch moved while this commit was being made.

@@ -21,17 +21,25 @@ import (
 // Only those paths are committed: new, modified and deleted files alike
 // (`git add -A` then `git commit --only` with the same pathspec). Whatever
 // else the user has staged stays staged and uncommitted, and nothing outside
-// the memory folder is ever touched. Paths gone from disk that HEAD does not
-// have, and new paths the user's ignore rules exclude, are skipped.
+// the memory folder is ever touched. Any state the index is in for those
+// paths can be committed: a deletion already staged (`git rm`, `git mv`, or
+// an earlier Commit whose add ran and whose commit did not) is committed as
+// it is, and a staged entry whose file is gone from disk and from HEAD is
+// unstaged. Paths gone from disk that neither HEAD nor the index has, and
+// new paths the user's ignore rules exclude, are skipped; so is a file on
+// disk whose name has a control character, which memoryd never adds (see
+// Changes) — its deletion is committed like any other.
 //
-// Errors: the ErrNoGit error of Open when git cannot be used; an error wrapping ErrBusy when the
-// repository is busy (see Busy) or another git process won a lock race
-// between the two steps — nothing was committed, retry later (the paths may
-// remain staged, which the retry completes); ErrNothingToCommit when the
-// paths match HEAD. The user's pre-commit and commit-msg hooks are skipped
-// (--no-verify): memoryd commits unattended, nobody could answer a hook's
-// complaint, a failing hook would stall every later commit, and message
-// checkers reject "memory: …" subjects. Post-commit hooks still run.
+// None of the user's hooks runs (see noHooks): memoryd commits unattended,
+// nobody could answer a hook's complaint, a failing hook would stall every
+// later commit, a slow post-commit hook would make a commit that landed look
+// timed out, and message checkers reject "memory: …" subjects.
+//
+// Errors: the ErrNoGit error of Open when git cannot be used; an error
+// wrapping ErrBusy when the repository is busy (see Busy, which also names
+// the way out) or another git process won a lock race between the two
+// steps — nothing was committed, retry later (the paths may remain staged,
+// which the retry completes); ErrNothingToCommit when the paths match HEAD.
 func (r *Repo) Commit(ctx context.Context, msg string, paths []string) (string, error) {
 	if r.gitErr != nil {
 		return "", r.gitErr
@@ -46,23 +54,25 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths []string) (string, 
 	if err := r.Busy(); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if specs, err = r.dropVanished(specs); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	if len(specs) == 0 {
-		return "", ErrNothingToCommit
-	}
-	if specs, err = r.add(ctx, specs); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	if len(specs) == 0 {
-		return "", ErrNothingToCommit
-	}
-	hash, err := r.commit(ctx, msg, specs)
+	toAdd, toCommit, err := r.plan(specs)
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	r.log.Debug("committed", "commit", hash, "files", len(specs), "subject", firstLine(msg))
+	if len(toAdd) > 0 {
+		kept, err := r.add(ctx, toAdd)
+		if err != nil {
+			return "", fmt.Errorf("commit: %w", err)
+		}
+		toCommit = withoutIgnored(toCommit, toAdd, kept)
+	}
+	if len(toCommit) == 0 {
+		return "", ErrNothingToCommit
+	}
+	hash, err := r.commit(ctx, msg, toCommit)
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	r.log.Debug("committed", "commit", hash, "files", len(toCommit), "subject", firstLine(msg))
 	return hash, nil
 }
 
@@ -87,48 +97,95 @@ func (r *Repo) pathspecs(paths []string) ([]string, error) {
 
 func isDotGit(name string) bool { return strings.EqualFold(name, ".git") }
 
-// dropVanished removes paths that are neither on disk nor in HEAD: there is
-// nothing to add or delete for them, and git would reject the pathspec. A
-// directory is refused: as a pathspec it would take in every file below
-// it, editor leftovers included.
-func (r *Repo) dropVanished(specs []string) ([]string, error) {
-	var missing []int
-	for i, s := range specs {
+// plan decides, for each spec, whether `git add -A` stages it and whether
+// `git commit` takes it. Both reject a pathspec that matches nothing, so:
+//
+//	on disk                                 add, commit
+//	gone, in the index                      add (stages the deletion); commit if in HEAD
+//	gone, not in the index, in HEAD         commit: the deletion is staged already
+//	gone everywhere                         neither
+//
+// (`git commit --only` stages a deletion of a path it is given itself; the
+// add is there for the entry that is in the index only. A split index,
+// whose shared part indexFiles does not read, may hide such an entry: it
+// then stays staged, which blocks nothing.)
+//
+// A directory is refused: as a pathspec it would take in every file below
+// it, editor leftovers included. A file on disk whose name has a control
+// character is left out, with a warning.
+func (r *Repo) plan(specs []string) (toAdd, toCommit []string, err error) {
+	var gone, bad []string
+	for _, s := range specs {
 		fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(s)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, i)
+			gone = append(gone, s)
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case fi.IsDir():
-			return nil, fmt.Errorf("%s is a directory, not a file", r.unspec(s))
+			return nil, nil, fmt.Errorf("%s is a directory, not a file", r.unspec(s))
+		case hasControl(s):
+			bad = append(bad, r.unspec(s))
+		default:
+			toAdd = append(toAdd, s)
+			toCommit = append(toCommit, s)
 		}
 	}
-	if len(missing) == 0 {
-		return specs, nil
+	if len(bad) > 0 {
+		r.log.Warn("not committing files whose names have a control character; rename them", "files", bad)
 	}
+	if len(gone) == 0 {
+		return toAdd, toCommit, nil
+	}
+	all := func(string) bool { return true }
 	repo, done, err := r.open()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer done()
-	head, err := r.headFiles(repo, func(string) bool { return true })
+	head, err := r.headFiles(repo, all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	drop := make(map[int]bool)
-	for _, i := range missing {
-		if _, ok := head[r.unspec(specs[i])]; !ok {
-			drop[i] = true
+	staged, _, err := r.indexFiles(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range gone {
+		_, inHead := head[r.unspec(s)]
+		_, inIndex := staged[r.unspec(s)]
+		if inIndex {
+			toAdd = append(toAdd, s)
+		}
+		if inHead {
+			toCommit = append(toCommit, s)
 		}
 	}
-	kept := specs[:0:0]
-	for i, s := range specs {
-		if !drop[i] {
-			kept = append(kept, s)
+	sort.Strings(toAdd)
+	sort.Strings(toCommit)
+	return toAdd, toCommit, nil
+}
+
+// withoutIgnored removes from toCommit the specs that add left out of
+// kept because the ignore rules exclude them.
+func withoutIgnored(toCommit, added, kept []string) []string {
+	if len(kept) == len(added) {
+		return toCommit
+	}
+	ignored := make(map[string]bool)
+	for _, s := range added {
+		ignored[s] = true
+	}
+	for _, s := range kept {
+		delete(ignored, s)
+	}
+	out := toCommit[:0:0]
+	for _, s := range toCommit {
+		if !ignored[s] {
+			out = append(out, s)
 		}
 	}
-	return kept, nil
+	return out
 }
 
 // add stages specs (new, modified and deleted files). When some of them are
@@ -193,7 +250,11 @@ func CommitMessage(paths []string) string {
 		if i == listed {
 			break
 		}
-		names = append(names, path.Base(p))
+		name := path.Base(p)
+		if hasControl(name) {
+			name = strconv.Quote(name) // a deleted name with a newline must not split the subject
+		}
+		names = append(names, name)
 	}
 	msg := "memory: update " + strings.Join(names, ", ")
 	if len(paths) > listed {

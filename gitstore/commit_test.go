@@ -179,10 +179,15 @@ func TestCommitCancelInterrupts(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(root, ".git", "index.lock")
-	wrapper := filepath.Join(t.TempDir(), "git")
+	bin := t.TempDir()
+	wrapper := filepath.Join(bin, "git")
+	// The test waits for taken, not for the lock: git add's own index.lock
+	// comes and goes before, and a SIGINT at the wrong moment of git add
+	// can leave it behind (which Busy's stale-lock rule is for).
+	taken := filepath.Join(bin, "taken")
 	script := "#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = commit ]; then\n" +
 		"  trap 'rm -f \"" + lock + "\"; kill $pid 2>/dev/null; exit 130' INT\n" +
-		"  : > '" + lock + "'; sleep 60 & pid=$!\n" +
+		"  : > '" + lock + "'; : > '" + taken + "'; sleep 60 & pid=$!\n" +
 		"  wait $pid; exit 1\nfi; done\nexec '" + realGit + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -199,7 +204,7 @@ func TestCommitCancelInterrupts(t *testing.T) {
 		done <- err
 	}()
 	deadline := time.Now().Add(20 * time.Second)
-	for !exists(lock) {
+	for !exists(taken) {
 		if time.Now().After(deadline) {
 			t.Fatal("the stand-in git never took the lock")
 		}

@@ -157,6 +157,10 @@ func (s *Store) walk(relDir string, out *[]candidate, indexes map[string]bool) e
 // goroutines at once and touches nothing in s but its counters.
 func (s *Store) load(rel string, typ fs.FileMode, prev *entry) *entry {
 	e := &entry{rel: rel, readAt: s.now().UnixNano()}
+	if err := NameError(rel); err != nil {
+		e.err = err // listed as unreadable, never committed
+		return e
+	}
 	switch {
 	case typ&fs.ModeSymlink != 0:
 		e.err = &ParseError{rel, 0, "is a symbolic link, which memoryd does not follow"}

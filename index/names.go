@@ -129,13 +129,32 @@ func ProjectIndexSlug(rel string) (slug string, ok bool) {
 }
 
 // Tracked reports whether the daemon commits rel: every path that is not
-// Ignored, which includes the reserved .md files and .gitattributes.
-func Tracked(rel string) bool { return !Ignored(rel) }
+// Ignored, which includes the reserved .md files and .gitattributes, unless
+// its name is refused by NameError.
+func Tracked(rel string) bool { return !Ignored(rel) && NameError(rel) == nil }
 
-// IsMemory reports whether rel is a memory file: tracked, not reserved, and
-// ending in ".md". Files in subdirectories are memories too.
+// IsMemory reports whether rel is a memory file: not ignored, not reserved,
+// and ending in ".md". Files in subdirectories are memories too. A memory
+// file whose name NameError refuses is still one, so that it is listed as
+// unreadable rather than silently left out; it is not Tracked.
 func IsMemory(rel string) bool {
-	return Tracked(rel) && !Reserved(rel) && strings.HasSuffix(rel, ".md")
+	return !Ignored(rel) && !Reserved(rel) && strings.HasSuffix(rel, ".md")
+}
+
+// NameError returns a *ParseError when rel is a name memoryd must never
+// commit, or nil. That is a name with a control character: a byte below
+// 0x20 (tab, newline, escape…) or 0x7f. git commits such a name, but go-git,
+// which memoryd reads the repository with, refuses a tree that holds one —
+// on this machine and on every clone that pulls it, even after the file is
+// deleted — so every later commit would fail. The file stays on disk,
+// uncommitted, until the user renames it.
+func NameError(rel string) error {
+	for i := 0; i < len(rel); i++ {
+		if c := rel[i]; c < 0x20 || c == 0x7f {
+			return &ParseError{File: rel, Msg: "file name contains a control character; rename it"}
+		}
+	}
+	return nil
 }
 
 // ValidName reports whether name is a kebab-case slug the daemon may use in a

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -104,6 +105,32 @@ func TestIsIndex(t *testing.T) {
 		}
 		if want != "-" && want != "" && ProjectIndexFile(want) != rel {
 			t.Errorf("ProjectIndexFile(%q) = %q", want, ProjectIndexFile(want))
+		}
+	}
+}
+
+// A name with a control character is a memory file (so that it can be
+// listed as unreadable) that is never committed.
+func TestControlCharacterNames(t *testing.T) {
+	for _, rel := range []string{"tab\there.md", "nl\nx.md", "esc\x1b[0m.md", "del\x7f.md", "sub\x01/x.md", "\x00.md"} {
+		if Tracked(rel) {
+			t.Errorf("Tracked(%q) = true", rel)
+		}
+		if !IsMemory(rel) {
+			t.Errorf("IsMemory(%q) = false", rel)
+		}
+		err := NameError(rel)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.File != rel || !strings.Contains(err.Error(), "file name contains a control character; rename it") {
+			t.Errorf("NameError(%q) = %v", rel, err)
+		}
+	}
+	for _, rel := range []string{"feedback-tabs.md", "é-ü.md", "MEMORY.md", "a b.md"} {
+		if err := NameError(rel); err != nil {
+			t.Errorf("NameError(%q) = %v", rel, err)
+		}
+		if !Tracked(rel) {
+			t.Errorf("Tracked(%q) = false", rel)
 		}
 	}
 }
