@@ -48,6 +48,11 @@ func (d *doctor) git() {
 		return
 	}
 	d.ok("git repository", d.o.Repo.Root())
+	if b, blocked := d.o.Repo.Blocker(); blocked {
+		d.bad("commits", "memoryd cannot commit now: "+b.Reason, b.Fix)
+	} else {
+		d.ok("commits", "nothing blocks them")
+	}
 	if d.o.Config.Git.Author != "" {
 		d.ok("git author", d.o.Config.Git.Author+" (git.author)")
 		return

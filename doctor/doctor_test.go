@@ -80,3 +80,23 @@ func TestFolderErrorSkipsFolderChecks(t *testing.T) {
 		t.Fatalf("folder checks ran without a folder: %+v", fs)
 	}
 }
+
+// TestBlockerReported: what blocks commits (here a merge in progress) is a
+// problem doctor names, with the fix.
+func TestBlockerReported(t *testing.T) {
+	root := t.TempDir()
+	gittest.Run(t, root, "init", "-q")
+	gittest.Run(t, root, "commit", "-q", "--allow-empty", "-m", "one")
+	os.WriteFile(filepath.Join(root, ".git", "MERGE_HEAD"), []byte(gittest.Run(t, root, "rev-parse", "HEAD")+"\n"), 0o644)
+	cfg := config.Default()
+	cfg.Extract.Enabled = false
+	repo, err := gitstore.Open(root, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Run(context.Background(), Options{Dir: root, Config: cfg, Repo: repo, Provider: "none"})
+	got := find(fs, "commits")
+	if len(got) != 1 || got[0].Problem == "" || got[0].Fix == "" {
+		t.Fatalf("commits: %+v", got)
+	}
+}
