@@ -93,49 +93,12 @@ func (l *layout) choose(limit extent) choice {
 		}
 		return c
 	}
-	room := limit.minus(extentOf(l.head)).minus(l.moreReserve())
-	var opened [nSections]bool
-	cost := func(it *item, opened *[nSections]bool) extent {
-		e := extent{1, len(it.line)}
-		if !opened[it.sec] {
-			e = e.plus(sectionExtent(it.sec))
-		}
-		return e
-	}
-	var buckets [nSections][]int // the facts not pinned, by section
-	for i := range l.items {
-		it := &l.items[i]
-		if it.m.Pinned {
-			room = room.minus(cost(it, &opened))
-			c.items[i], opened[it.sec] = true, true
-		} else {
-			buckets[it.sec] = append(buckets[it.sec], i)
-		}
-	}
+	f := &filler{l: l, c: &c, room: limit.minus(extentOf(l.head)).minus(l.moreReserve())}
+	buckets := f.pinned()
 	if len(l.projects) > 0 {
-		var need extent
-		o := opened
-		for _, bucket := range buckets {
-			for _, i := range bucket {
-				need = need.plus(cost(&l.items[i], &o))
-				o[l.items[i].sec] = true
-			}
-		}
-		allow := extent{max(room.lines/2, room.lines-need.lines), max(room.bytes/2, room.bytes-need.bytes)}
-		room = room.minus(l.chooseProjects(allow, c.projects))
+		f.room = f.room.minus(l.chooseProjects(f.projectRoom(buckets), c.projects))
 	}
-	for _, bucket := range buckets {
-		if room.lines < 1 || room.bytes < len("- [](x)\n") {
-			break // nothing fits any more: leave the rest unsorted
-		}
-		for _, i := range l.byDate(bucket) {
-			it := &l.items[i]
-			if e := cost(it, &opened); e.within(room) {
-				room = room.minus(e)
-				c.items[i], opened[it.sec] = true, true
-			}
-		}
-	}
+	f.fill(buckets)
 	for i, it := range l.items {
 		if !c.items[i] {
 			c.omitted[it.sec]++
@@ -149,6 +112,73 @@ func (l *layout) choose(limit extent) choice {
 		}
 	}
 	return c
+}
+
+// filler lists facts of a layout in the room left.
+type filler struct {
+	l      *layout
+	c      *choice
+	room   extent
+	opened [nSections]bool // sections with a fact listed: their heading is paid for
+}
+
+// cost is what listing it takes, its section's heading included while
+// opened says the section has none listed yet.
+func (f *filler) cost(it *item, opened *[nSections]bool) extent {
+	e := extent{1, len(it.line)}
+	if !opened[it.sec] {
+		e = e.plus(sectionExtent(it.sec))
+	}
+	return e
+}
+
+func (f *filler) take(i int) {
+	it := &f.l.items[i]
+	f.room = f.room.minus(f.cost(it, &f.opened))
+	f.c.items[i], f.opened[it.sec] = true, true
+}
+
+// pinned lists every pinned fact, whatever the room, and returns the
+// others by section.
+func (f *filler) pinned() (buckets [nSections][]int) {
+	for i := range f.l.items {
+		if it := &f.l.items[i]; it.m.Pinned {
+			f.take(i)
+		} else {
+			buckets[it.sec] = append(buckets[it.sec], i)
+		}
+	}
+	return buckets
+}
+
+// projectRoom is the room the project lines may take: half of what is
+// left, or more when the facts in buckets need less.
+func (f *filler) projectRoom(buckets [nSections][]int) extent {
+	var need extent
+	o := f.opened
+	for _, bucket := range buckets {
+		for _, i := range bucket {
+			need = need.plus(f.cost(&f.l.items[i], &o))
+			o[f.l.items[i].sec] = true
+		}
+	}
+	r := f.room
+	return extent{max(r.lines/2, r.lines-need.lines), max(r.bytes/2, r.bytes-need.bytes)}
+}
+
+// fill lists the facts in buckets that fit, section by section, each
+// section newest first.
+func (f *filler) fill(buckets [nSections][]int) {
+	for _, bucket := range buckets {
+		if f.room.lines < 1 || f.room.bytes < len("- [](x)\n") {
+			return // nothing fits any more: leave the rest unsorted
+		}
+		for _, i := range f.l.byDate(bucket) {
+			if f.cost(&f.l.items[i], &f.opened).within(f.room) {
+				f.take(i)
+			}
+		}
+	}
 }
 
 // byDate sorts the item indexes of one section newest metadata.updated
@@ -217,6 +247,24 @@ func (l *layout) fullExtent() extent {
 	}
 	for _, p := range l.projects {
 		e = e.plus(extent{1, len(p.line)})
+	}
+	return e
+}
+
+// minExtent is the most l takes when it cannot list everything: what it
+// always shows (title, comment, banners, the "more" line) and its pinned
+// facts.
+func (l *layout) minExtent() extent {
+	e := extentOf(l.head).plus(l.moreReserve())
+	var opened [nSections]bool
+	for _, it := range l.items {
+		if it.m.Pinned {
+			if !opened[it.sec] {
+				opened[it.sec] = true
+				e = e.plus(sectionExtent(it.sec))
+			}
+			e = e.plus(extent{1, len(it.line)})
+		}
 	}
 	return e
 }

@@ -222,7 +222,10 @@ func TestBudgetProperties(t *testing.T) {
 		if i%5 == 0 {
 			b = Budget{}
 		}
-		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) { checkIndexes(t, s, b) })
+		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
+			checkIndexes(t, s, b)
+			checkContext(t, s, b)
+		})
 	}
 }
 
@@ -276,6 +279,37 @@ func TestBudgetPriority(t *testing.T) {
 		}
 		if !found {
 			t.Fatalf("no budget lists exactly %v", want)
+		}
+	}
+}
+
+// checkContext checks Context for each project of s: MEMORY.md and the
+// project's index within b together, over it only with nothing but pinned
+// facts listed.
+func checkContext(t *testing.T, s Snapshot, b Budget) {
+	t.Helper()
+	for _, p := range s.Projects() {
+		out := Context(s, p.Slug, b, false)
+		global, proj, ok := strings.Cut(string(out), "\n\n# Memory — "+p.Slug+"\n")
+		if !ok {
+			t.Fatalf("context for %s has no project part:\n%s", p.Slug, out)
+		}
+		over, lines, size := b.Over(out)
+		if !over {
+			continue
+		}
+		for _, part := range []string{global + "\n", proj} {
+			l := readListing(t, []byte(part))
+			for _, f := range l.files {
+				for _, m := range s.Memories {
+					if m.File == f && !m.Pinned {
+						t.Fatalf("context for %s is %d lines, %d bytes, over %+v, and lists %s", p.Slug, lines, size, b, f)
+					}
+				}
+			}
+			if len(l.projects) > 0 {
+				t.Fatalf("context for %s is over %+v and lists projects", p.Slug, b)
+			}
 		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/memoryd/memoryd/project"
 )
 
 // Unreadable is a memory file that could not be read or parsed. Err is a
@@ -93,53 +91,6 @@ func BuildIndex(s Snapshot, slug string, b Budget) []byte {
 	return group(s).layout(slug).render(b.extent())
 }
 
-// Context returns what an agent loads at session start in project slug,
-// within the one budget b: MEMORY.md, a blank line, then the project's
-// index; with projectOnly, the project's index alone. The project's index
-// gets up to half of b (more when MEMORY.md needs less), MEMORY.md the rest.
-// An invalid slug (see project.Valid) gives MEMORY.md alone.
-func Context(s Snapshot, slug string, b Budget, projectOnly bool) []byte {
-	g := group(s)
-	limit := b.extent()
-	if projectOnly {
-		return g.layout(slug).render(limit)
-	}
-	global := g.layout("")
-	if !project.Valid(slug) {
-		return global.render(limit)
-	}
-	limit = limit.minus(extent{1, 1}) // the blank line between the two
-	need := global.fullExtent()
-	proj := g.layout(slug).render(extent{max(limit.lines/2, limit.lines-need.lines), max(limit.bytes/2, limit.bytes-need.bytes)})
-	out := global.render(limit.minus(extentOf(proj)))
-	out = append(out, '\n')
-	return append(out, proj...)
-}
-
-// ProjectIndexFile returns the name of a project's index, "MEMORY.<slug>.md".
-func ProjectIndexFile(slug string) string { return "MEMORY." + slug + ".md" }
-
-// ProjectFacts is how many memories one project has.
-type ProjectFacts struct {
-	Slug     string
-	Memories int
-}
-
-// Projects returns the projects of s that have memories, sorted by slug.
-func (s Snapshot) Projects() []ProjectFacts {
-	g := group(s)
-	out := make([]ProjectFacts, len(g.slugs))
-	for i, slug := range g.slugs {
-		out[i] = ProjectFacts{slug, len(g.bySlug[slug])}
-	}
-	return out
-}
-
-// BadProjects returns, sorted, the files whose metadata.project is set but
-// is not a valid project slug: they are indexed as global facts, and
-// MEMORY.md's banner names them.
-func (s Snapshot) BadProjects() []string { return group(s).bad }
-
 // groups is a snapshot split by index file.
 type groups struct {
 	s      Snapshot
@@ -147,6 +98,7 @@ type groups struct {
 	bySlug map[string][]item // each sorted by File
 	slugs  []string          // sorted
 	bad    []string          // files with an invalid metadata.project, sorted
+	inbox  int               // facts waiting for review (InboxDir), in no index
 }
 
 func group(s Snapshot) *groups {
@@ -154,6 +106,10 @@ func group(s Snapshot) *groups {
 	mems := sortedMemories(s.Memories)
 	g.global = make([]item, 0, len(mems))
 	for _, m := range mems {
+		if InInbox(m.File) {
+			g.inbox++
+			continue
+		}
 		it, slug := itemOf(m)
 		switch {
 		case slug != "":
@@ -196,7 +152,7 @@ func (g *groups) layout(slug string) *layout {
 		head := append(append([]byte("# Memory — "), oneLine(slug)...), "\n\n"+indexComment...)
 		return &layout{head: head, items: g.bySlug[slug]}
 	}
-	l := &layout{head: appendBanners([]byte(indexHeader), g.s, g.bad), items: g.global}
+	l := &layout{head: appendBanners([]byte(indexHeader), g.s, g.bad, g.inbox), items: g.global}
 	l.projects = make([]projLine, len(g.slugs))
 	for i, slug := range g.slugs {
 		p := &l.projects[i]
@@ -305,19 +261,23 @@ func cmpBool(a, b bool) int {
 	return -1
 }
 
-// appendBanners appends MEMORY.md's banner lines: conflicts, unreadable
-// files, and files whose metadata.project is not a valid slug.
-func appendBanners(b []byte, s Snapshot, bad []string) []byte {
+// appendBanners appends MEMORY.md's banner lines: facts waiting for
+// review, conflicts, unreadable files, and files whose metadata.project is
+// not a valid slug.
+func appendBanners(b []byte, s Snapshot, bad []string, inbox int) []byte {
 	names := make([]string, 0, len(s.Unreadable))
 	for _, u := range s.Unreadable {
 		names = append(names, oneLine(u.File))
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	if s.Conflicts <= 0 && len(names) == 0 && len(bad) == 0 {
+	if s.Conflicts <= 0 && len(names) == 0 && len(bad) == 0 && inbox == 0 {
 		return b
 	}
 	b = append(b, '\n')
+	if inbox > 0 {
+		b = append(b, "> **"+plural(inbox, "memory waits", "memories wait")+" for review** — `memoryd review`.\n"...)
+	}
 	if s.Conflicts > 0 {
 		b = append(b, "> **"+plural(s.Conflicts, "unresolved contradiction", "unresolved contradictions")+
 			"** — see [_CONFLICTS.md](_CONFLICTS.md).\n"...)
