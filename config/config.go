@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,6 +52,26 @@ type Extract struct {
 	Debounce   Duration `yaml:"debounce"`    // MEMORY_EXTRACT_DEBOUNCE_MS
 	Model      string   `yaml:"model"`       // MEMORY_EXTRACT_MODEL
 	OpenCodeDB string   `yaml:"opencode_db"` // MEMORY_OPENCODE_DB
+	// Review is which extracted facts wait in _inbox/ for a person: "none",
+	// "all", or a comma-separated list of types. MEMORY_EXTRACT_REVIEW.
+	Review string `yaml:"review"`
+}
+
+// Reviewed reports whether an extracted fact of type typ waits for review.
+func (e Extract) Reviewed(typ string) bool {
+	switch r := strings.TrimSpace(e.Review); r {
+	case "", "none":
+		return false
+	case "all":
+		return true
+	default:
+		for _, t := range strings.Split(r, ",") {
+			if strings.TrimSpace(t) == typ {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Compact configures compaction.
@@ -97,6 +118,7 @@ func Default() Config {
 			Enabled:  true,
 			Debounce: Duration(60 * time.Second),
 			Model:    "openai/gpt-5-mini",
+			Review:   "none",
 		},
 		Compact: Compact{
 			Enabled:    true,
@@ -212,6 +234,14 @@ func (c *Config) Validate() error {
 	positive("extract.debounce", c.Extract.Debounce)
 	if c.Extract.Model == "" {
 		bad("extract.model", "must not be empty")
+	}
+	if r := strings.TrimSpace(c.Extract.Review); r != "" && r != "none" && r != "all" {
+		for _, t := range strings.Split(r, ",") {
+			if t = strings.TrimSpace(t); !slices.Contains([]string{"user", "feedback", "project", "reference"}, t) {
+				bad("extract.review", "must be none, all, or a comma-separated list of user, feedback, project, reference (got %q)", c.Extract.Review)
+				break
+			}
+		}
 	}
 	atLeast("compact.churn", c.Compact.Churn, 1, "")
 	atLeast("compact.min_entries", c.Compact.MinEntries, 0, "")

@@ -150,10 +150,7 @@ func commitMessage(source, id string, changes []Change, tokens int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "memory: extract from %s session %s\n\n", source, id)
 	for _, c := range changes {
-		verb := "created"
-		if c.Action == "update" {
-			verb = "updated"
-		}
+		verb := map[string]string{"create": "created", "update": "updated", "propose": "proposed for review:"}[c.Action]
 		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
 	}
 	fmt.Fprintf(&b, "\nTokens: %d\n", tokens)

@@ -79,6 +79,9 @@ type Options struct {
 	// LockOwner describes this process in the write lock ("pid 42, memoryd run").
 	LockOwner string
 	Logger    *slog.Logger
+	// Review reports whether a fact of a type waits in the inbox for a
+	// person (extract.review); nil means none does.
+	Review func(typ string) bool
 }
 
 // Deps are what an Extractor talks to.
@@ -227,6 +230,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	if err := x.keepHandLines(ctx, snap, &res); err != nil {
 		return res, err
 	}
+	x.toInbox(snap, &res)
 	if dry {
 		return res, nil
 	}
@@ -284,14 +288,39 @@ func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res 
 			return err
 		}
 		if gone := facts.Dropped(hand, next.Body); len(gone) > 0 {
-			res.Rejected = append(res.Rejected, Rejection{Name: c.File,
-				Reason: fmt.Sprintf("the update would drop %d line(s) a person wrote (%q); kept as it is", len(gone), clip(gone[0], 60))})
-			continue
+			// A proposal for a person instead: the file stays as it is.
+			c.review = fmt.Sprintf("it would drop %d line(s) a person wrote (%q)", len(gone), clip(gone[0], 60))
 		}
 		kept = append(kept, c)
 	}
 	res.Changes = kept
 	return nil
+}
+
+// toInbox sends to the inbox (index.InboxDir) the changes a person must
+// review: every fact of a type under review (Options.Review), and updates
+// that would drop hand-written lines. The fact itself is untouched until
+// the proposal is accepted. A proposal already waiting is not made twice.
+func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		m, err := index.Parse(c.File, c.Data)
+		if c.review == "" && (err != nil || x.opts.Review == nil || !x.opts.Review(m.Type)) {
+			kept = append(kept, c)
+			continue
+		}
+		file := index.InboxDir + "/" + c.File
+		if findMemory(snap, file) != nil {
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "a proposal for it already waits for review"})
+			continue
+		}
+		if c.review == "" {
+			c.review = "extract.review"
+		}
+		c.File, c.prev, c.Action = file, "", "propose"
+		kept = append(kept, c)
+	}
+	res.Changes = kept
 }
 
 func findMemory(snap index.Snapshot, file string) *index.Memory {

@@ -19,11 +19,14 @@ func TestExtractKeepsHandWrittenLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Changes) != 0 || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, "a person wrote") {
+	if len(res.Changes) != 1 || res.Changes[0].Action != "propose" || res.Changes[0].File != "_inbox/user-editor.md" {
 		t.Fatalf("result %+v", res)
 	}
 	if e.read("user-editor.md") != hand {
 		t.Fatal("a hand-written line was dropped")
+	}
+	if !strings.Contains(e.read("_inbox/user-editor.md"), "Uses zed as the editor everywhere.") {
+		t.Fatal("the update was not kept as a proposal for review")
 	}
 
 	// A model's fact with a line a person added: the model may rewrite its

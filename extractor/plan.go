@@ -18,10 +18,11 @@ const maxChanges = 20
 // Change is one memory file a pass writes (or, in a dry run, would write).
 type Change struct {
 	File   string // relative to the memory folder, "<type>-<name>.md"
-	Action string // "create" or "update"
+	Action string // "create", "update", or "propose" (written to the inbox for review)
 	Data   []byte // the file's new bytes
 	prev   string // for an update, the hash of the file the change was planned on
 	scope  string // the project the model gave: a slug, "global", or "" when it said none
+	review string // why the change goes to the inbox instead ("" when it does not)
 }
 
 // Rejection is a proposal the gate refused, or one that changed nothing.

@@ -111,6 +111,13 @@ func WriteMemory(dir, rel string, data []byte) (changed bool, err error) {
 	if !IsMemory(rel) {
 		return false, fmt.Errorf("write %s: not a memory file name", rel)
 	}
+	if InInbox(rel) {
+		// The inbox comes and goes with its proposals (git keeps no
+		// empty folder).
+		if err := os.MkdirAll(filepath.Join(dir, InboxDir), 0o755); err != nil {
+			return false, fmt.Errorf("write %s: %w", rel, err)
+		}
+	}
 	changed, err = atomicfile.Write(dir, rel, data, 0o644)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)

@@ -268,5 +268,6 @@ func newExtractor(f *folder, c llm.Completer, srcs *extractor.Sources, who strin
 		Model:     f.cfg.Extract.Model,
 		LockOwner: state.Owner(who),
 		Logger:    f.log,
+		Review:    f.cfg.Extract.Reviewed,
 	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
 }

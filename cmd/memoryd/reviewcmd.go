@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/memoryd/memoryd/facts"
+	"github.com/memoryd/memoryd/index"
+)
+
+func init() {
+	register(&command{
+		name:    "review",
+		args:    "[accept|reject] [NAME] [--all] [--reason=TEXT]",
+		summary: "Review the facts that wait in _inbox/: one at a time on a terminal, or accept/reject by name.",
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("all", false, "accept or reject every fact in the inbox")
+			fs.String("reason", "", "why the fact is rejected (kept in the commit)")
+		},
+		run: runReview,
+	})
+}
+
+func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	f, w, err := factWriter(e, fs)
+	if err != nil {
+		return err
+	}
+	inbox, err := inboxOf(f)
+	if err != nil {
+		return err
+	}
+	all := flagString(fs, "all") == "true"
+	switch {
+	case len(args) == 0 && len(inbox) == 0:
+		fmt.Fprintln(e.stdout, "no facts wait for review")
+		return nil
+	case len(args) == 0 && isTerminal(e.stdin) && isTerminal(e.stdout):
+		return reviewInteractively(ctx, e, f, w, inbox)
+	case len(args) == 0:
+		for _, m := range inbox {
+			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+		}
+		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
+		return nil
+	case args[0] != "accept" && args[0] != "reject":
+		return usageError{fmt.Sprintf("unknown action %q: accept or reject", args[0])}
+	case all == (len(args) == 2):
+		return usageError{"name one fact, or give --all"}
+	}
+	names := args[1:]
+	if all {
+		names = nil
+		for _, m := range inbox {
+			names = append(names, m.File)
+		}
+	}
+	for _, name := range names {
+		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, flagString(fs, "reason")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reviewOne accepts or rejects one inbox fact and says so.
+func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, action, name, reason string) error {
+	var d facts.Done
+	var err error
+	if action == "accept" {
+		d, err = w.Accept(ctx, name)
+	} else {
+		d, err = w.Reject(ctx, name, reason)
+	}
+	if err != nil {
+		return err
+	}
+	printDone(out, f, d)
+	return nil
+}
+
+func inboxOf(f *folder) ([]*index.Memory, error) {
+	st := index.NewStore(f.dir)
+	if err := st.Scan(); err != nil {
+		return nil, err
+	}
+	return facts.Inbox(st.Snapshot()), nil
+}
+
+// reviewInteractively shows each inbox fact and takes one key: accept,
+// reject, edit (then accept), skip, or quit.
+func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer, inbox []*index.Memory) error {
+	for i, m := range inbox {
+		data, err := index.ReadPlain(f.dir, m.File)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\n(%d of %d) %s", i+1, len(inbox), m.File)
+		if _, err := os.Stat(path.Join(f.dir, path.Base(m.File))); err == nil {
+			fmt.Fprintf(e.stdout, " — replaces %s", path.Base(m.File))
+		}
+		fmt.Fprintf(e.stdout, "\n%s\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ", data)
+		key, err := readKey(e.stdin)
+		fmt.Fprintln(e.stdout)
+		if err != nil {
+			return err
+		}
+		switch key {
+		case 'a':
+			err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "")
+		case 'r':
+			err = reviewOne(ctx, e.stdout, f, w, "reject", m.File, "rejected in review")
+		case 'e':
+			if err = editInbox(ctx, e, f, w, m); err == nil {
+				err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "")
+			}
+		case 'q':
+			return nil
+		default:
+			fmt.Fprintln(e.stdout, "skipped")
+		}
+		if err != nil && !errors.Is(err, facts.ErrReadonly) {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "memoryd review: %v\n", err)
+		}
+	}
+	return nil
+}
+
+// editInbox opens the proposal in the editor and writes it back, checked.
+func editInbox(ctx context.Context, e env, f *folder, w *facts.Writer, m *index.Memory) error {
+	if err := runEditor(ctx, e, path.Join(f.dir, m.File)); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path.Join(f.dir, m.File))
+	if err != nil {
+		return err
+	}
+	if _, err := index.Parse(m.File, data); err != nil {
+		return fmt.Errorf("%w; the proposal stays in the inbox", err)
+	}
+	return nil
+}
+
+// readKey reads one key press from a terminal.
+func readKey(in io.Reader) (byte, error) {
+	if f, ok := in.(*os.File); ok {
+		if old, err := term.MakeRaw(int(f.Fd())); err == nil {
+			defer term.Restore(int(f.Fd()), old)
+		}
+	}
+	var b [1]byte
+	if _, err := in.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return strings.ToLower(string(b[:]))[0], nil
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
