@@ -78,7 +78,8 @@ type choice struct {
 // ever be), pinned facts are listed whatever the room, then project lines
 // (MEMORY.md) get up to half of the room left — more when the facts need
 // less — and facts fill the rest, in priority order: section (User,
-// Feedback, Project, Reference, Other), newest metadata.updated, file name.
+// Feedback, Project, Reference, Other), newest metadata.updated, file name;
+// more project lines may then take what the facts left.
 // A line that does not fit is skipped and the next ones are still tried, so
 // a long description does not keep shorter facts out.
 func (l *layout) choose(limit extent) choice {
@@ -99,6 +100,9 @@ func (l *layout) choose(limit extent) choice {
 		f.room = f.room.minus(l.chooseProjects(f.projectRoom(buckets), c.projects))
 	}
 	f.fill(buckets)
+	if len(l.projects) > 0 { // what the facts left, the other projects may take
+		f.room = f.room.minus(l.chooseProjects(f.room, c.projects))
+	}
 	for i, it := range l.items {
 		if !c.items[i] {
 			c.omitted[it.sec]++
@@ -201,13 +205,15 @@ func (l *layout) byDate(idx []int) []int {
 	return idx
 }
 
-// chooseProjects marks the project lines that fit within allow, the
-// projects with the most memories first (then by slug), and returns the
-// room they take.
+// chooseProjects marks more project lines as listed in keep, those that fit
+// within allow, the projects with the most memories first (then by slug),
+// and returns the room they take.
 func (l *layout) chooseProjects(allow extent, keep []bool) extent {
-	order := make([]int, len(l.projects))
-	for i := range order {
-		order[i] = i
+	order := make([]int, 0, len(l.projects))
+	for i := range l.projects {
+		if !keep[i] {
+			order = append(order, i)
+		}
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		if n, m := l.projects[a].total, l.projects[b].total; n != m {
@@ -216,13 +222,14 @@ func (l *layout) chooseProjects(allow extent, keep []bool) extent {
 		return a - b // projects are sorted by slug
 	})
 	var used extent
+	heading := !slices.Contains(keep, true)
 	for _, i := range order {
 		e := extent{1, len(l.projects[i].line)}
-		if used == (extent{}) {
+		if heading {
 			e = e.plus(extent{2, len(projectsHeading)})
 		}
 		if used.plus(e).within(allow) {
-			keep[i], used = true, used.plus(e)
+			keep[i], used, heading = true, used.plus(e), false
 		}
 	}
 	return used

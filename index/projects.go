@@ -31,6 +31,18 @@ func Context(s Snapshot, slug string, b Budget, projectOnly bool) []byte {
 	return append(out, proj...)
 }
 
+// Measure returns the size of every index file BuildAll makes for s within
+// b, and how many memories each leaves out, in WriteIndex's order (Changed
+// is false): what doctor and status show without writing anything.
+func Measure(s Snapshot, b Budget) []IndexStat {
+	all := buildAll(s, b)
+	out := make([]IndexStat, len(all))
+	for i, ix := range all {
+		out[i] = IndexStat{File: ix.file, Lines: countLines(ix.data), Bytes: len(ix.data), Omitted: ix.omitted}
+	}
+	return out
+}
+
 // ProjectIndexFile returns the name of a project's index, "MEMORY.<slug>.md".
 func ProjectIndexFile(slug string) string { return "MEMORY." + slug + ".md" }
 

@@ -50,6 +50,11 @@ func TestBuildAllProjectsGolden(t *testing.T) {
 	if got, want := s.BadProjects(), []string{"feedback-odd.md"}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("BadProjects %v", got)
 	}
+	stats := Measure(s, Budget{Lines: 12})
+	if len(stats) != 3 || stats[0].File != IndexFile || stats[0].Lines != 10 || stats[0].Omitted != 5 || stats[1].File != "MEMORY.billing.md" ||
+		stats[1].Omitted != 0 || stats[1].Bytes != len(wantBilling) {
+		t.Fatalf("Measure: %+v", stats)
+	}
 	if got := s.Projects(); len(got) != 2 || got[0] != (ProjectFacts{"billing", 2}) || got[1] != (ProjectFacts{"memoryd", 1}) {
 		t.Fatalf("Projects %v", got)
 	}
