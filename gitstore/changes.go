@@ -295,17 +295,68 @@ func (r *Repo) compare(rel string, we workEntry, he headEntry) (byte, error) {
 	if we.link != he.link {
 		return 'M', nil
 	}
-	data, err := r.readWork(rel, we.link)
+	var h plumbing.Hash
+	var err error
+	if we.link {
+		var data []byte
+		if data, err = r.readWork(rel, true); err == nil {
+			h = plumbing.ComputeHash(plumbing.BlobObject, data)
+		}
+	} else {
+		h, err = r.workHash(rel)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return 'D', nil
 	}
 	if err != nil {
 		return 0, err
 	}
-	if plumbing.ComputeHash(plumbing.BlobObject, data) != he.hash {
+	if h != he.hash {
 		return 'M', nil
 	}
 	return 0, nil
+}
+
+// workHash is the blob hash of the file rel as git would store it. It
+// streams the file (a 100 MB file is never held in memory) and remembers
+// the hash by the file's size and modification time, so an unchanged file
+// is not read again on the next commit.
+func (r *Repo) workHash(rel string) (plumbing.Hash, error) {
+	f, err := os.Open(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	key := hashKey{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	r.hashes.Lock()
+	cached, ok := r.hashes.m[rel]
+	r.hashes.Unlock()
+	if ok && cached.key == key {
+		return cached.hash, nil
+	}
+	hasher := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	if _, err := io.Copy(hasher, io.LimitReader(f, fi.Size())); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := hasher.Sum()
+	r.hashes.Lock()
+	if r.hashes.m == nil {
+		r.hashes.m = map[string]hashEntry{}
+	}
+	r.hashes.m[rel] = hashEntry{key, h}
+	r.hashes.Unlock()
+	return h, nil
+}
+
+type hashKey struct{ size, mtime int64 }
+
+type hashEntry struct {
+	key  hashKey
+	hash plumbing.Hash
 }
 
 // readWork returns what git would store for the file: its bytes, or a

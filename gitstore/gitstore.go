@@ -82,6 +82,13 @@ type Repo struct {
 	log    *slog.Logger
 	screen func(rel string) string // see Options.Screen; nil screens nothing
 
+	// hashes remembers work-tree files' blob hashes by size and mtime
+	// (see workHash).
+	hashes struct {
+		sync.Mutex
+		m map[string]hashEntry
+	}
+
 	// cache holds HEAD's memory folder files by commit hash (see headFiles).
 	cache struct {
 		sync.Mutex
