@@ -30,8 +30,23 @@ type folder struct {
 }
 
 // openFolder loads the configuration and resolves the memory folder, which
-// must exist.
+// must exist, and its repository.
 func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
+	f, err := readFolder(e, fs)
+	if err != nil {
+		return nil, err
+	}
+	f.repo, f.repoErr = gitstore.Open(f.dir, gitstore.Options{Author: f.cfg.Git.Author, Logger: f.log, Screen: secretScreen(f.dir)})
+	if f.repoErr != nil {
+		f.repo = nil
+	}
+	return f, nil
+}
+
+// readFolder is openFolder without the repository, for the commands that
+// only read the files (search, list, show): opening the repository costs
+// two git processes.
+func readFolder(e env, fs *flag.FlagSet) (*folder, error) {
 	cfg, path, err := loadConfig(e, fs)
 	if err != nil {
 		return nil, err
@@ -54,12 +69,8 @@ func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel), getenv: e.getenv}
-	f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: cfg.Git.Author, Logger: f.log, Screen: secretScreen(dir)})
-	if f.repoErr != nil {
-		f.repo = nil
-	}
-	return f, nil
+	return &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel), getenv: e.getenv,
+		repoErr: errors.New("not opened")}, nil
 }
 
 // gitProblem explains why commits are off, in words for status and logs.

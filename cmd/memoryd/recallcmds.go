@@ -13,6 +13,7 @@ import (
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/project"
 	"github.com/memoryd/memoryd/search"
+	"github.com/memoryd/memoryd/state"
 )
 
 func init() {
@@ -60,7 +61,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if len(args) == 0 {
 		return usageError{"give the words to search for"}
 	}
-	f, err := openFolder(e, fs)
+	f, err := readFolder(e, fs)
 	if err != nil {
 		return err
 	}
@@ -69,8 +70,12 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer x.Close()
-	if err := x.Fresh(ctx); err != nil {
-		return err
+	// A running daemon keeps the index in step with every change; only
+	// without one can the files have moved on (a pull, an edit) unseen.
+	if !state.Held(f.stateDir, state.DaemonLock) {
+		if err := x.Fresh(ctx); err != nil {
+			return err
+		}
 	}
 	n, _ := strconv.Atoi(flagString(fs, "n"))
 	hits, err := x.Search(ctx, search.Query{Words: strings.Join(args, " "), Project: scope(fs),
@@ -94,7 +99,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 }
 
 func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+	f, err := readFolder(e, fs)
 	if err != nil {
 		return err
 	}
