@@ -55,10 +55,21 @@ func OpenCodeDB(home string) string {
 
 // WriteOpenCodeConfig writes s.OpenCodeConfig() as the user configuration
 // (OpenCodeConfigDir(home)/opencode.json) and returns its path.
+//
+// It also stands in for the one-time install of @opencode-ai/plugin that
+// OpenCode 1.18 runs in its config folder: while a plugin file is there
+// (memoryd's is), every start waits for that install, which offline takes
+// about two minutes of npm retries before failing. An empty node_modules
+// and a package-lock.json naming the package tell OpenCode it is done; the
+// plugins used in tests import nothing.
 func WriteOpenCodeConfig(t testing.TB, home string, s *Server) string {
 	t.Helper()
 	dir := OpenCodeConfigDir(home)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatalf("llmtest: %v", err)
+	}
+	lock := `{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "package-lock.json"), []byte(lock), 0o644); err != nil {
 		t.Fatalf("llmtest: %v", err)
 	}
 	path := filepath.Join(dir, "opencode.json")
