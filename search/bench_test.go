@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memoryd/memoryd/index"
 )
@@ -28,6 +29,19 @@ import (
 // BenchmarkProcess10k.
 
 const benchFacts = 10_000
+
+// cpuMeter reports a benchmark's CPU time per op beside its wall time: on
+// a loaded machine (two shared cores) CPU time varies much less, so the
+// ratios between benchmarks of one run stay meaningful.
+type cpuMeter struct{ start time.Duration }
+
+func startCPU() cpuMeter { return cpuMeter{cpuUsed()} }
+
+func (m cpuMeter) report(b *testing.B) {
+	if b.N > 0 {
+		b.ReportMetric(float64(cpuUsed()-m.start)/float64(b.N), "cpu-ns/op")
+	}
+}
 
 var bench struct {
 	once  sync.Once
@@ -125,6 +139,7 @@ func BenchmarkReadFiles10k(b *testing.B) {
 	for i, rel := range files {
 		paths[i] = filepath.Join(dir, filepath.FromSlash(rel))
 	}
+	defer startCPU().report(b)
 	for b.Loop() {
 		for _, p := range paths {
 			if _, err := os.ReadFile(p); err != nil {
@@ -155,6 +170,7 @@ func BenchmarkSearch10k(b *testing.B) {
 		{"fallback", Query{Words: "tabs " + rare, Project: "memoryd", All: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			defer startCPU().report(b)
 			for b.Loop() {
 				hits, err := x.Search(ctx, c.q)
 				if err != nil || len(hits) == 0 {
@@ -188,11 +204,13 @@ func benchWord(b *testing.B, x *Index, common bool) string {
 func BenchmarkFreshUnchanged10k(b *testing.B) {
 	x := benchIndex(b)
 	ctx := context.Background()
+	cpu := startCPU()
 	for b.Loop() {
 		if err := x.Fresh(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.report(b)
 	if x.scans != 1 {
 		b.Fatalf("%d scans, want 1", x.scans)
 	}
@@ -205,6 +223,7 @@ func BenchmarkCommand10k(b *testing.B) {
 	stateDir, memoryDir := x.stateDir, x.memoryDir
 	x.Close()
 	ctx := context.Background()
+	defer startCPU().report(b)
 	for b.Loop() {
 		y, err := Open(stateDir, memoryDir)
 		if err != nil {
@@ -232,6 +251,7 @@ func BenchmarkProcess10k(b *testing.B) {
 	}
 	env := append(os.Environ(), childEnv+"=1", childMemory+"="+x.memoryDir, childState+"="+x.stateDir)
 	x.Close()
+	defer startCPU().report(b)
 	for b.Loop() {
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = env
@@ -249,6 +269,7 @@ func BenchmarkProcessStart(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := append(os.Environ(), childEnv+"=0")
+	defer startCPU().report(b)
 	for b.Loop() {
 		cmd := exec.Command(exe, "-test.run=^$")
 		cmd.Env = env
@@ -270,6 +291,7 @@ func BenchmarkSyncOneChange10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := fact{"project", "changing", "A fact that keeps changing", "memoryd", ""}
+	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -283,11 +305,14 @@ func BenchmarkSyncOneChange10k(b *testing.B) {
 		}
 		snap := store.Snapshot()
 		b.StartTimer()
+		start := cpuUsed()
 		if err := x.Sync(context.Background(), snap); err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuUsed() - start
 	}
 	b.StopTimer()
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	os.Remove(filepath.Join(x.memoryDir, f.file()))
 }
 
@@ -296,6 +321,7 @@ func BenchmarkSyncOneChange10k(b *testing.B) {
 func BenchmarkRebuild10k(b *testing.B) {
 	dir, _ := benchFolder(b)
 	ctx := context.Background()
+	defer startCPU().report(b)
 	for b.Loop() {
 		stateDir := b.TempDir()
 		x, err := Open(stateDir, dir)
@@ -314,6 +340,7 @@ func BenchmarkRebuild10k(b *testing.B) {
 // index.Store scanning and parsing every file.
 func BenchmarkScan10k(b *testing.B) {
 	dir, _ := benchFolder(b)
+	defer startCPU().report(b)
 	for b.Loop() {
 		if err := index.NewStore(dir).Scan(); err != nil {
 			b.Fatal(err)
@@ -325,6 +352,7 @@ func BenchmarkScan10k(b *testing.B) {
 // Fresh and Sync pay.
 func BenchmarkFingerprint10k(b *testing.B) {
 	dir, _ := benchFolder(b)
+	defer startCPU().report(b)
 	for b.Loop() {
 		if _, err := takeFingerprint(dir); err != nil {
 			b.Fatal(err)

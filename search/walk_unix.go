@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -55,6 +56,9 @@ func (w *walker) list(fd int, dir, relDir string) error {
 	if err != nil {
 		return err
 	}
+	w.found = slices.Grow(w.found, len(ents))
+	w.in = slices.Grow(w.in, len(ents))
+	w.names = slices.Grow(w.names, len(ents))
 	for _, d := range ents {
 		rel := d.Name()
 		if relDir != "" {
