@@ -104,24 +104,50 @@ type groups struct {
 func group(s Snapshot) *groups {
 	g := &groups{s: s, bySlug: map[string][]item{}}
 	mems := sortedMemories(s.Memories)
-	g.global = make([]item, 0, len(mems))
+	items := make([]item, 0, len(mems))
+	slot := make([]int32, 0, len(mems)) // per item: its project's place in g.slugs as first seen, or -1
+	seen := map[string]int32{}
+	var counts []int
 	for _, m := range mems {
 		if InInbox(m.File) {
 			g.inbox++
 			continue
 		}
 		it, slug := itemOf(m)
+		k := int32(-1)
 		switch {
 		case slug != "":
-			g.bySlug[slug] = append(g.bySlug[slug], it)
-			continue
+			var ok bool
+			if k, ok = seen[slug]; !ok {
+				k = int32(len(g.slugs))
+				seen[slug] = k
+				g.slugs, counts = append(g.slugs, slug), append(counts, 0)
+			}
+			counts[k]++
 		case strings.TrimSpace(m.Project) != "":
 			g.bad = append(g.bad, m.File)
 		}
-		g.global = append(g.global, it)
+		items, slot = append(items, it), append(slot, k)
 	}
-	for slug := range g.bySlug {
-		g.slugs = append(g.slugs, slug)
+	// Each project's items in one backing array, without regrowing.
+	next := make([]int, len(counts))
+	total := 0
+	for k, n := range counts {
+		next[k] = total
+		total += n
+	}
+	byProject := make([]item, total)
+	g.global = make([]item, 0, len(items)-total)
+	for i, it := range items {
+		if k := slot[i]; k < 0 {
+			g.global = append(g.global, it)
+		} else {
+			byProject[next[k]] = it
+			next[k]++
+		}
+	}
+	for k, slug := range g.slugs {
+		g.bySlug[slug] = byProject[next[k]-counts[k] : next[k] : next[k]]
 	}
 	slices.Sort(g.slugs)
 	return g
