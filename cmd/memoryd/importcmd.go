@@ -49,7 +49,9 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		items[i] = c.Item
 	}
 	w := facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: "import"})
-	message := func(n int) string { return fmt.Sprintf("memory: import %d %s from Claude Code", n, plural(n, "fact", "facts")) }
+	message := func(n int) string {
+		return fmt.Sprintf("memory: import %d %s from Claude Code", n, plural(n, "fact", "facts"))
+	}
 	results, commit, err := w.SaveAll(ctx, items, message, dry)
 	if err != nil {
 		return err
