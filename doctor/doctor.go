@@ -64,6 +64,7 @@ func Run(ctx context.Context, o Options) []Finding {
 	}
 	d.service()
 	d.openCode()
+	d.agents()
 	if o.FolderErr == nil {
 		d.llm()
 		d.transcripts()

@@ -159,6 +159,7 @@ func RemoveClaudeSettings(data []byte) ([]byte, error) {
 type ClaudeWiring struct {
 	MCPCommand  []string // nil when mcpServers.memoryd is missing
 	HookCommand string   // "" when there is no memoryd SessionStart hook
+	Hook        []string // HookCommand split into words
 	Allowed     []string // the read-only tools permissions.allow holds
 }
 
@@ -183,6 +184,7 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 			for _, g := range arr.Elements {
 				if isClaudeHook(g) {
 					w.HookCommand, _ = stringAt(g, "/hooks/0/command")
+					w.Hook, _ = shellWords(w.HookCommand)
 				}
 			}
 		}

@@ -210,9 +210,35 @@ func AddCodexMCP(data []byte, command []string) ([]byte, error) {
 // RemoveCodexMCP returns config.toml's data without memoryd's block.
 func RemoveCodexMCP(data []byte) []byte { return codexConfigMarkers.remove(data) }
 
-// CodexMCP returns the body of memoryd's block in config.toml's data, and
-// whether there is one, for doctor.
-func CodexMCP(data []byte) (string, bool) { return codexConfigMarkers.body(data) }
+// CodexMCP returns the command line of memoryd's block in config.toml's
+// data, and whether there is a block, for doctor. A block whose command
+// cannot be read gives nil.
+func CodexMCP(data []byte) (command []string, ok bool) {
+	body, ok := codexConfigMarkers.body(data)
+	if !ok {
+		return nil, false
+	}
+	var cmd string
+	var args []string
+	for _, line := range strings.Split(body, "\n") {
+		key, value, found := strings.Cut(line, " = ")
+		switch {
+		case !found:
+		case key == "command":
+			if json.Unmarshal([]byte(value), &cmd) != nil {
+				return nil, true
+			}
+		case key == "args":
+			if json.Unmarshal([]byte(value), &args) != nil {
+				return nil, true
+			}
+		}
+	}
+	if cmd == "" {
+		return nil, true
+	}
+	return append([]string{cmd}, args...), true
+}
 
 // codexSteps are the two files of Codex's wiring.
 func codexSteps(o *Options) []agentStep {

@@ -320,6 +320,22 @@ func RenderOpenCodePlugin(binary, config string) []byte {
 	return []byte(strings.NewReplacer("{{binary}}", lit(binary), "{{config}}", lit(config)).Replace(openCodePlugin))
 }
 
+// OpenCodePluginBinary returns the memoryd binary a plugin file made by
+// RenderOpenCodePlugin runs, and whether data is such a file.
+func OpenCodePluginBinary(data []byte) (string, bool) {
+	if !bytes.HasPrefix(data, []byte(openCodePluginHeader)) {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(string(data), "\nconst MEMORYD = ")
+	if !ok {
+		return "", true
+	}
+	lit, _, _ := strings.Cut(rest, ";")
+	var bin string
+	json.Unmarshal([]byte(lit), &bin)
+	return bin, true
+}
+
 // openCodeMCPEntry is memoryd's entry in OpenCode's "mcp" map.
 func openCodeMCPEntry(command []string) jsonObject {
 	return jsonObject{{"type", "local"}, {"command", command}}
