@@ -111,7 +111,7 @@ func Default() Config {
 		Index: Index{
 			Debounce: Duration(50 * time.Millisecond),
 			MaxLines: 200,
-			MaxBytes: 25 * 1024,
+			MaxBytes: 25000,
 			Rescan:   Duration(10 * time.Minute),
 		},
 		Extract: Extract{

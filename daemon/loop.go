@@ -161,9 +161,9 @@ func (l *loop) run(ctx context.Context) error {
 }
 
 // note records a watcher event. The commit's quiet period counts from the
-// user's change, not from the rebuild: MEMORY.md, which the rebuild writes,
-// is only re-read (a hand edit to it is replaced by the next rebuild) and
-// does not restart the quiet period.
+// user's change, not from the rebuild: an event for an index file, which
+// the rebuild writes itself, only re-reads (a hand edit to one is replaced
+// by the next rebuild) and does not restart the quiet period.
 func (l *loop) note(ev watcher.Event, now time.Time) {
 	if ev.Rescan {
 		l.rescan = true
@@ -171,7 +171,7 @@ func (l *loop) note(ev watcher.Event, now time.Time) {
 		l.dirty[ev.Path] = true
 	}
 	l.indexDeb.touch(now)
-	if !ev.Rescan && ev.Path != index.IndexFile {
+	if !ev.Rescan && !index.IsIndex(ev.Path) {
 		// A rescan hint is no change in itself; its rebuild schedules a
 		// commit when it finds one.
 		l.commitDeb.touch(now)

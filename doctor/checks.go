@@ -85,20 +85,35 @@ func (d *doctor) files() {
 		}
 		d.bad("memory files", u.Err.Error(), fix)
 	}
-	built := index.Build(snap)
-	b := index.Budget{Lines: d.o.Config.Index.MaxLines, Bytes: d.o.Config.Index.MaxBytes}
-	if over, lines, size := b.Over(built); over {
-		d.bad("index budget", fmt.Sprintf("MEMORY.md would be %d lines, %d bytes; agents load at most %d lines, %d bytes", lines, size, b.Lines, b.Bytes),
-			"memoryd compact   (or remove facts you no longer need)")
-	} else {
-		d.ok("index budget", fmt.Sprintf("%d lines, %d bytes", lines, size))
-	}
+	d.budget(snap)
 	if snap.Conflicts > 0 {
 		d.bad("contradictions", fmt.Sprintf("%d unresolved in %s", snap.Conflicts, filepath.Join(d.o.Dir, index.ConflictsFile)),
 			"edit the facts so they agree, then delete their sections from _CONFLICTS.md")
 	} else {
 		d.ok("contradictions", "none")
 	}
+}
+
+// budget says whether every index fits what agents load, and how many
+// facts the indexes leave to search.
+func (d *doctor) budget(snap index.Snapshot) {
+	b := index.Budget{Lines: d.o.Config.Index.MaxLines, Bytes: d.o.Config.Index.MaxBytes}
+	omitted := 0
+	for _, st := range index.Measure(snap, b) {
+		omitted += st.Omitted
+		if b.Exceeded(st.Lines, st.Bytes) {
+			d.bad("index budget", fmt.Sprintf("%s is %d lines, %d bytes; agents load at most %d lines, %d bytes (pinned facts and banners always stay)",
+				st.File, st.Lines, st.Bytes, b.Lines, b.Bytes), "memoryd compact   (or unpin or remove facts you no longer need)")
+			return
+		}
+	}
+	if omitted > 0 {
+		d.bad("index budget", fmt.Sprintf("%d memories are not listed in the indexes (agents load at most %d lines, %d bytes of each); memoryd search and memory_search still find them",
+			omitted, b.Lines, b.Bytes),
+			"memoryd compact   (or remove facts you no longer need)")
+		return
+	}
+	d.ok("index budget", "every fact is listed")
 }
 
 // secrets names every memory file that holds a secret: commits keep it

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/compactor"
+	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/undo"
 )
@@ -57,15 +58,8 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if c, ok := client.(io.Closer); ok {
 		defer c.Close()
 	}
-	opts := compactorOptions(f, client, "memoryd compact")
-	if force {
-		opts.MinEntries, opts.Force = 0, true
-	}
 	prog := newProgress(e.stdout, "compacting: ")
-	opts.Progress = func(batch, batches, tokens int) {
-		prog.step("request %d of %d to the model, %d tokens so far", batch, batches, tokens)
-	}
-	c := compactor.New(opts)
+	c := compactor.New(commandCompactorOptions(f, client, force, prog))
 	var res *compactor.Result
 	if dry {
 		res, err = c.Plan(ctx)
@@ -80,6 +74,25 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 			f.log.Warn("record the compaction pass", "err", serr)
 		}
 	}
+	return compactError(err)
+}
+
+// commandCompactorOptions are the compactor's options for `memoryd
+// compact`: --force lifts compact.min_entries and the rolling day's bound,
+// and each request to the model shows as progress.
+func commandCompactorOptions(f *folder, client llm.Completer, force bool, prog *progress) compactor.Options {
+	opts := compactorOptions(f, client, "memoryd compact")
+	if force {
+		opts.MinEntries, opts.Force = 0, true
+	}
+	opts.Progress = func(batch, batches, tokens int) {
+		prog.step("request %d of %d to the model, %d tokens so far", batch, batches, tokens)
+	}
+	return opts
+}
+
+// compactError is what `memoryd compact` says of a pass's error.
+func compactError(err error) error {
 	switch {
 	case errors.Is(err, compactor.ErrNothingToDo):
 		return nil

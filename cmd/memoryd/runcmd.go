@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/memoryd/memoryd/daemon"
-	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/logfile"
 	"github.com/memoryd/memoryd/state"
 	"github.com/memoryd/memoryd/watcher"
@@ -128,7 +127,7 @@ func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if f.repo != nil && f.repo.InOperation() {
 		return errors.New("the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first")
 	}
-	st := index.NewStore(f.dir)
+	st := newStore(f)
 	w, err := st.Settle()
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func daemonOptions(f *folder) daemon.Options {
 func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 	deps := daemon.Deps{
 		Watcher: watcher.New(watcher.Options{Dir: f.dir, Ignore: index.Ignored, RescanInterval: f.cfg.Index.Rescan.D(), Logger: f.log}),
-		Store:   index.NewStore(f.dir),
+		Store:   newStore(f),
 	}
 	if f.repo == nil {
 		deps.GitProblem = f.gitProblem()
@@ -98,6 +98,14 @@ func codexPublisher(f *folder) func() error {
 		_, err = install.RefreshCodexBlock(home, data)
 		return err
 	}
+}
+
+// newStore is the folder's index store with the configured budget: every
+// writer must use the same one, or their indexes would differ.
+func newStore(f *folder) *index.Store {
+	st := index.NewStore(f.dir)
+	st.SetBudget(index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes})
+	return st
 }
 
 // jobLLM is the LLM client of the daemon's jobs, or nil when they are off
