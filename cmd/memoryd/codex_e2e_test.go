@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/install"
 	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/llm/llmtest"
 )
@@ -95,4 +96,13 @@ func TestCodexUsesMemory(t *testing.T) {
 		t.Fatalf("memory_save result %q", last.ToolResults)
 	}
 	w.savedAndCommitted("project-release-train.md", "MEMORY.app-a.md", "release train")
+
+	// The daemon copies the rebuilt MEMORY.md (app-a now has 2 memories)
+	// into the block, and leaves the user's own rules alone.
+	waitFor(t, "the AGENTS.md block to follow MEMORY.md", func() bool {
+		index, _ := os.ReadFile(filepath.Join(w.mem, "MEMORY.md"))
+		agents, _ := os.ReadFile(filepath.Join(home, "AGENTS.md"))
+		body, ok := install.CodexIndex(agents)
+		return ok && body == install.CodexIndexBody(index) && strings.HasPrefix(string(agents), "# My own rules\n\nRun the tests before committing.\n\n")
+	})
 }

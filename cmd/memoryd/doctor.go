@@ -23,6 +23,20 @@ func init() {
 }
 
 func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	o, done := doctorOptions(e, fs)
+	defer done()
+	findings := doctor.Run(ctx, o)
+	printFindings(e.stdout, findings)
+	if n := doctor.Problems(findings); n > 0 {
+		return fmt.Errorf("%d problem(s) found", n)
+	}
+	fmt.Fprintln(e.stdout, "everything looks fine")
+	return nil
+}
+
+// doctorOptions resolves what the checks look at; done releases what it
+// opened (transcript stores, a live LLM client).
+func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 	o := doctor.Options{
 		User:        e.getenv("USER"),
 		OpenCodeDir: install.OpenCodeDir(e.getenv("HOME"), e.getenv("XDG_CONFIG_HOME")),
@@ -31,45 +45,42 @@ func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	f, err := openFolder(e, fs)
 	if err != nil {
 		o.FolderErr = err
-	} else {
-		o.Dir, o.Config, o.ConfigPath = f.dir, f.cfg, f.cfgPath
-		o.Repo, o.RepoErr = f.repo, f.repoErr
-		o.Provider = providerName(f)
-		if o.Provider == "opencode" {
-			openCodeModel(f)
-		}
-		o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
-		if flagString(fs, "llm") == "true" && o.Provider != "none" {
-			if c, _, err := newLLM(f); err == nil {
-				o.Live = c
-				if cl, ok := c.(io.Closer); ok {
-					defer cl.Close()
-				}
+		return o, func() {}
+	}
+	var closers []io.Closer
+	o.Dir, o.ConfigPath, o.Repo, o.RepoErr = f.dir, f.cfgPath, f.repo, f.repoErr
+	if o.Provider = providerName(f); o.Provider == "opencode" {
+		openCodeModel(f)
+	}
+	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
+	if flagString(fs, "llm") == "true" && o.Provider != "none" {
+		if c, _, err := newLLM(f); err == nil {
+			o.Live = c
+			if cl, ok := c.(io.Closer); ok {
+				closers = append(closers, cl)
 			}
 		}
-		if f.cfg.Extract.Enabled {
-			o.Sources = openSources(f)
-			defer o.Sources.Close()
-		}
 	}
-	findings := doctor.Run(ctx, o)
+	if f.cfg.Extract.Enabled {
+		o.Sources = openSources(f)
+		closers = append(closers, o.Sources)
+	}
+	return o, func() { closeAll(closers) }
+}
+
+func printFindings(w io.Writer, findings []doctor.Finding) {
 	for _, x := range findings {
 		if x.Problem == "" {
 			line := "ok       " + x.Check
 			if x.Note != "" {
 				line += ": " + x.Note
 			}
-			fmt.Fprintln(e.stdout, line)
+			fmt.Fprintln(w, line)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "PROBLEM  %s: %s\n", x.Check, x.Problem)
+		fmt.Fprintf(w, "PROBLEM  %s: %s\n", x.Check, x.Problem)
 		if x.Fix != "" {
-			fmt.Fprintf(e.stdout, "         fix: %s\n", x.Fix)
+			fmt.Fprintf(w, "         fix: %s\n", x.Fix)
 		}
 	}
-	if n := doctor.Problems(findings); n > 0 {
-		return fmt.Errorf("%d problem(s) found", n)
-	}
-	fmt.Fprintln(e.stdout, "everything looks fine")
-	return nil
 }

@@ -93,8 +93,20 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 		}
 	}
 	prog.clear()
+	summarizeExtraction(w, stateDir, passes, written, tokens, dry)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted after %d of %d session(s); what was extracted is committed — run 'memoryd extract' again to go on", done, len(targets))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d session(s) failed", failed)
+	}
+	return nil
+}
+
+// summarizeExtraction records the files written as churn (extracted by
+// hand, they count like the daemon's own) and prints the totals.
+func summarizeExtraction(w io.Writer, stateDir string, passes, written, tokens int, dry bool) {
 	if !dry && written > 0 {
-		// Files extracted by hand count as churn like the daemon's own.
 		if _, err := state.UpdateCompaction(stateDir, time.Now(), state.AddChurn(written)); err != nil {
 			fmt.Fprintf(w, "warning: could not add to compaction churn: %v\n", err)
 		}
@@ -104,13 +116,6 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 		verb = "would be written (dry run: nothing changed)"
 	}
 	fmt.Fprintf(w, "%d session(s) extracted, %d file(s) %s, %d tokens\n", passes, written, verb, tokens)
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted after %d of %d session(s); what was extracted is committed — run 'memoryd extract' again to go on", done, len(targets))
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d session(s) failed", failed)
-	}
-	return nil
 }
 
 // printOutcome prints one session's pass and reports false when it failed.

@@ -177,28 +177,38 @@ func runEdit(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	tmp.Close()
 	w := facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: "cli"})
 	for {
-		if err := runEditor(ctx, e, tmp.Name()); err != nil {
-			return fmt.Errorf("%w; %s is unchanged", err, m.File)
-		}
-		edited, err := os.ReadFile(tmp.Name())
-		if err != nil {
+		done, edited, err := editOnce(ctx, e, f, w, m, tmp.Name(), data)
+		if done || err != nil {
 			return err
 		}
-		if string(edited) == string(data) {
-			fmt.Fprintf(e.stdout, "no change to %s\n", m.File)
-			return nil
-		}
-		d, err := w.Replace(ctx, m.File, edited, m.Hash)
-		if err == nil {
-			printDone(e.stdout, f, d)
-			return nil
-		}
-		if !errors.Is(err, facts.ErrInvalid) && !errors.Is(err, facts.ErrSecret) {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "memoryd edit: %v\nopening the editor again (save it unchanged, or quit without saving, to give up)\n", err)
 		data = edited
 	}
+}
+
+// editOnce runs the editor on the copy once and replaces the fact with it
+// when it changed and passes the checks. done is false, with the copy's
+// bytes, when the editor must open again on a problem it printed.
+func editOnce(ctx context.Context, e env, f *folder, w *facts.Writer, m *index.Memory, copyPath string, before []byte) (done bool, edited []byte, err error) {
+	if err := runEditor(ctx, e, copyPath); err != nil {
+		return true, nil, fmt.Errorf("%w; %s is unchanged", err, m.File)
+	}
+	if edited, err = os.ReadFile(copyPath); err != nil {
+		return true, nil, err
+	}
+	if string(edited) == string(before) {
+		fmt.Fprintf(e.stdout, "no change to %s\n", m.File)
+		return true, nil, nil
+	}
+	d, err := w.Replace(ctx, m.File, edited, m.Hash)
+	switch {
+	case err == nil:
+		printDone(e.stdout, f, d)
+		return true, nil, nil
+	case !errors.Is(err, facts.ErrInvalid) && !errors.Is(err, facts.ErrSecret):
+		return true, nil, err
+	}
+	fmt.Fprintf(e.stderr, "memoryd edit: %v\nopening the editor again (save it unchanged, or quit without saving, to give up)\n", err)
+	return false, edited, nil
 }
 
 // runEditor runs $VISUAL, else $EDITOR, else vi on path, on the terminal.

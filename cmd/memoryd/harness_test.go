@@ -278,3 +278,25 @@ func statusJSON(t testing.TB, s string) statusReport {
 	}
 	return r
 }
+
+// unstamped is a memory file without what every write of memoryd adds
+// (metadata.updated and the metadata.source block), for comparing the rest
+// byte for byte.
+func unstamped(file string) string {
+	var out []string
+	inSource := false
+	for _, l := range strings.SplitAfter(file, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  updated: "):
+			continue
+		case strings.HasPrefix(l, "  source:"):
+			inSource = true
+			continue
+		case inSource && strings.HasPrefix(l, "    "):
+			continue
+		}
+		inSource = false
+		out = append(out, l)
+	}
+	return strings.Join(out, "")
+}

@@ -56,19 +56,25 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	case all == (len(args) == 2):
 		return usageError{"name one fact, or give --all"}
 	}
-	names := args[1:]
-	if all {
-		names = nil
-		for _, m := range inbox {
-			names = append(names, m.File)
-		}
-	}
-	for _, name := range names {
+	for _, name := range reviewNames(args[1:], all, inbox) {
 		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, flagString(fs, "reason")); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// reviewNames are the facts a review command names: the one given, or with
+// --all every fact in the inbox.
+func reviewNames(given []string, all bool, inbox []*index.Memory) []string {
+	if !all {
+		return given
+	}
+	var names []string
+	for _, m := range inbox {
+		names = append(names, m.File)
+	}
+	return names
 }
 
 // reviewOne accepts or rejects one inbox fact and says so.
