@@ -97,12 +97,13 @@ func TestCodexUsesMemory(t *testing.T) {
 	}
 	w.savedAndCommitted("project-release-train.md", "MEMORY.app-a.md", "release train")
 
-	// The daemon copies the rebuilt MEMORY.md (app-a now has 2 memories)
-	// into the block, and leaves the user's own rules alone.
+	// A fact written by hand: the daemon rebuilds MEMORY.md and copies it
+	// into the block, leaving the user's own rules alone.
+	w.write("user-editor.md", memoryFile("user", "editor", "Edits in helix", "Helix everywhere."))
 	waitFor(t, "the AGENTS.md block to follow MEMORY.md", func() bool {
 		index, _ := os.ReadFile(filepath.Join(w.mem, "MEMORY.md"))
 		agents, _ := os.ReadFile(filepath.Join(home, "AGENTS.md"))
 		body, ok := install.CodexIndex(agents)
-		return ok && body == install.CodexIndexBody(index) && strings.HasPrefix(string(agents), "# My own rules\n\nRun the tests before committing.\n\n")
+		return ok && strings.Contains(body, "- [Editor](user-editor.md) — Edits in helix") && body == install.CodexIndexBody(index) && strings.HasPrefix(string(agents), "# My own rules\n\nRun the tests before committing.\n\n")
 	})
 }
