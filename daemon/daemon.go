@@ -70,8 +70,8 @@ type Deps struct {
 	// Search, when set, is kept in step with the store after every
 	// rebuild (search.Index).
 	Search Searcher
-	// Published, when set, is called after a rebuild that changed the
-	// index files, to copy them where agents read them (Codex's AGENTS.md).
+	// Published, when set, is called after every rebuild, to copy the
+	// index where agents read it (Codex's AGENTS.md) when it differs there.
 	// It runs on the loop goroutine: it must be quick.
 	Published func() error
 }

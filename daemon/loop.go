@@ -214,7 +214,10 @@ func (l *loop) rebuild(now time.Time) {
 		}
 		w, err = store.WriteIndex()
 	}
-	if pub := l.d.deps.Published; pub != nil && err == nil && w.Changed {
+	if pub := l.d.deps.Published; pub != nil && err == nil {
+		// After every rebuild, not only those that changed MEMORY.md:
+		// another writer (memoryd add, the MCP server) may have written
+		// it. The copy writes only when its bytes differ.
 		if perr := pub(); perr != nil {
 			l.log.Warn("copy the index where agents read it", "err", perr)
 		}

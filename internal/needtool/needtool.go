@@ -38,8 +38,8 @@ var installHow = map[string]string{
 	"systemd-analyze": "apt-get install systemd (.ci/run does)",
 	"systemctl":       "apt-get install systemd (.ci/run does)",
 	"opencode":        "npm install -g opencode-ai (.ci/run does, at a pinned version)",
-	"claude":          "npm install -g @anthropic-ai/claude-code (add it to .ci/run)",
-	"codex":           "npm install -g @openai/codex (add it to .ci/run)",
+	"claude":          "npm install -g @anthropic-ai/claude-code (.ci/run does, at a pinned version)",
+	"codex":           "npm install -g @openai/codex (.ci/run does, at a pinned version)",
 }
 
 // skips records, per tool, the tests skipped because it was missing. Tests
