@@ -194,7 +194,9 @@ func checkConcurrentCalls(t *testing.T, f *ocFixture, pid int) {
 }
 
 func TestOpenCodeIdleStop(t *testing.T) {
-	f := newOCFixture(t, nil, Options{IdleTimeout: time.Second})
+	// Long enough that the leftover session below is made before the
+	// server idles out, on a loaded machine too.
+	f := newOCFixture(t, nil, Options{IdleTimeout: 4 * time.Second})
 	req := Request{Task: "extract", Model: llmtest.ModelRef, Prompt: "p"}
 	if _, err := f.p.Complete(context.Background(), req); err != nil {
 		t.Fatalf("%v\n%s", err, f.logs)
@@ -213,7 +215,7 @@ func TestOpenCodeIdleStop(t *testing.T) {
 	if n := countSessions(t, db); n != 1 {
 		t.Fatalf("%d sessions before restart, want the leftover", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for f.server() != nil && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
