@@ -166,7 +166,12 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	case res.Commit == "":
 		return err
 	}
-	w := e.stdout
+	printUndo(e.stdout, res)
+	return err
+}
+
+// printUndo says what an undo did.
+func printUndo(w io.Writer, res undo.Result) {
 	if res.Restored {
 		fmt.Fprintf(w, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
 		if res.Later > 0 {
@@ -184,5 +189,4 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	for _, h := range res.Held {
 		fmt.Fprintf(w, "not committed: %s\n", h.Reason)
 	}
-	return err
 }

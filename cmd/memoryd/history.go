@@ -46,23 +46,27 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return nil
 	}
 	for _, c := range undo.Classify(commits) {
-		mark := " "
-		switch {
-		case c.UndoneBy != "":
-			mark = "-"
-		case c.Undoable:
-			mark = "u"
-		}
-		switch c.Kind {
-		case undo.KindCheckpoint:
-			mark += "C"
-		case undo.KindCompaction:
-			mark += "*"
-		default:
-			mark += " "
-		}
-		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", mark, c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
+		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", historyMark(c), c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
 	}
 	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")
 	return nil
+}
+
+// historyMark is a commit's two-letter mark: whether undo can take it back
+// (u) or already did (-), then C for a checkpoint, * for a compaction.
+func historyMark(c undo.Entry) string {
+	mark := " "
+	switch {
+	case c.UndoneBy != "":
+		mark = "-"
+	case c.Undoable:
+		mark = "u"
+	}
+	switch c.Kind {
+	case undo.KindCheckpoint:
+		return mark + "C"
+	case undo.KindCompaction:
+		return mark + "*"
+	}
+	return mark + " "
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,14 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
+	n := printImported(e.stdout, results, found, problems, home, dry)
+	printImportSummary(e.stdout, f, n, len(found)+len(problems), commit, dir, home, dry)
+	return nil
+}
+
+// printImported prints each fact imported (or that would be) and each
+// skipped, and returns how many were imported.
+func printImported(w io.Writer, results []facts.Result, found []install.ClaudeFact, problems []install.ClaudeProblem, home string, dry bool) int {
 	verb := "import"
 	if dry {
 		verb = "would import"
@@ -64,7 +73,7 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	for i, r := range results {
 		from := tildePath(found[i].Path, home)
 		if r.Skipped != nil {
-			fmt.Fprintf(e.stdout, "skip      %s: %v\n", from, r.Skipped)
+			fmt.Fprintf(w, "skip      %s: %v\n", from, r.Skipped)
 			continue
 		}
 		n++
@@ -72,26 +81,30 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		if p := found[i].Item.Project; p != "" {
 			scope = "project " + p
 		}
-		fmt.Fprintf(e.stdout, "%-9s %s (%s) from %s\n", verb, r.File, scope, from)
+		fmt.Fprintf(w, "%-9s %s (%s) from %s\n", verb, r.File, scope, from)
 	}
 	for _, p := range problems {
-		fmt.Fprintf(e.stdout, "skip      %s: %v\n", tildePath(p.Path, home), p.Err)
+		fmt.Fprintf(w, "skip      %s: %v\n", tildePath(p.Path, home), p.Err)
 	}
+	return n
+}
+
+// printImportSummary says in one line what the import did.
+func printImportSummary(w io.Writer, f *folder, n, seen int, commit, dir, home string, dry bool) {
 	switch {
-	case len(found)+len(problems) == 0:
-		fmt.Fprintf(e.stdout, "no Claude Code memory found in %s\n", filepath.Join(tildePath(dir, home), "projects", "*", "memory"))
+	case seen == 0:
+		fmt.Fprintf(w, "no Claude Code memory found in %s\n", filepath.Join(tildePath(dir, home), "projects", "*", "memory"))
 	case dry:
-		fmt.Fprintf(e.stdout, "dry run: %d %s would be imported; nothing was written\n", n, plural(n, "fact", "facts"))
+		fmt.Fprintf(w, "dry run: %d %s would be imported; nothing was written\n", n, plural(n, "fact", "facts"))
 	case n == 0:
-		fmt.Fprintln(e.stdout, "nothing new to import")
+		fmt.Fprintln(w, "nothing new to import")
 	case commit != "":
-		fmt.Fprintf(e.stdout, "imported %d %s (commit %s)\n", n, plural(n, "fact", "facts"), short(commit))
+		fmt.Fprintf(w, "imported %d %s (commit %s)\n", n, plural(n, "fact", "facts"), short(commit))
 	case f.repo == nil:
-		fmt.Fprintf(e.stdout, "imported %d %s (not committed: %s)\n", n, plural(n, "fact", "facts"), f.gitProblem())
+		fmt.Fprintf(w, "imported %d %s (not committed: %s)\n", n, plural(n, "fact", "facts"), f.gitProblem())
 	default:
-		fmt.Fprintf(e.stdout, "imported %d %s\n", n, plural(n, "fact", "facts"))
+		fmt.Fprintf(w, "imported %d %s\n", n, plural(n, "fact", "facts"))
 	}
-	return nil
 }
 
 // tildePath writes p under home as ~/….

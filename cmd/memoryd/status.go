@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -98,9 +97,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		r.Problems = append(r.Problems, r.notRunning(f, svc))
 	}
 	if flagString(fs, "json") == "true" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := writeJSON(e.stdout, r); err != nil {
 			return err
 		}
 	} else {
@@ -288,23 +285,31 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
 	}
 	if r.Running && s != nil {
-		if x := s.Extraction; x.Enabled {
-			fmt.Fprintf(w, "sessions       %d seen, %d pending", x.Sessions, len(x.Pending))
-			if x.LastSession != "" {
-				fmt.Fprintf(w, ", last extracted %s %s (%d written)", x.LastSession, relTime(x.LastAt, now), x.LastWritten)
-			}
-			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, "extraction     off")
-		}
+		printSessions(w, s.Extraction, now)
 	}
 	printTokens(w, r.Tokens, now)
-	if len(r.Problems) == 0 {
+	printProblems(w, r.Problems)
+}
+
+func printSessions(w io.Writer, x daemon.ExtractStatus, now time.Time) {
+	if !x.Enabled {
+		fmt.Fprintln(w, "extraction     off")
+		return
+	}
+	fmt.Fprintf(w, "sessions       %d seen, %d pending", x.Sessions, len(x.Pending))
+	if x.LastSession != "" {
+		fmt.Fprintf(w, ", last extracted %s %s (%d written)", x.LastSession, relTime(x.LastAt, now), x.LastWritten)
+	}
+	fmt.Fprintln(w)
+}
+
+func printProblems(w io.Writer, problems []string) {
+	if len(problems) == 0 {
 		fmt.Fprintln(w, "problems       none")
 		return
 	}
 	fmt.Fprintln(w, "problems:")
-	for _, p := range r.Problems {
+	for _, p := range problems {
 		fmt.Fprintf(w, "  - %s\n", strings.ReplaceAll(p, "\n", "\n    "))
 	}
 }
