@@ -109,11 +109,7 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 }
 
 func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, f, err := findFact(e, fs, args)
-	if err != nil {
-		return err
-	}
-	data, err := index.ReadPlain(f.dir, m.File)
+	m, data, _, err := findFact(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -122,21 +118,26 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	return err
 }
 
-// findFact resolves the one NAME|FILE argument to a fact of the folder.
-func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, *folder, error) {
+// findFact resolves the one NAME|FILE argument to a fact of the folder and
+// reads its file.
+func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, []byte, *folder, error) {
 	if len(args) != 1 {
-		return nil, nil, usageError{"name one fact: NAME or FILE"}
+		return nil, nil, nil, usageError{"name one fact: NAME or FILE"}
 	}
 	f, err := openFolder(e, fs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st := index.NewStore(f.dir)
 	if err := st.Scan(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	m, err := facts.Find(st.Snapshot(), args[0])
-	return m, f, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, err := index.ReadPlain(f.dir, m.File)
+	return m, data, f, err
 }
 
 func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
@@ -160,11 +161,7 @@ func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 // problem the editor opens again on the copy, with the problem on the
 // terminal; an editor that fails, or a copy left unchanged, changes nothing.
 func runEdit(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, f, err := findFact(e, fs, args)
-	if err != nil {
-		return err
-	}
-	data, err := index.ReadPlain(f.dir, m.File)
+	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err
 	}

@@ -23,11 +23,7 @@ func init() {
 }
 
 func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, f, err := findFact(e, fs, args)
-	if err != nil {
-		return err
-	}
-	data, err := index.ReadPlain(f.dir, m.File)
+	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err
 	}
