@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/config"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/install"
@@ -19,6 +20,21 @@ import (
 	"github.com/memoryd/memoryd/transcript"
 	"github.com/memoryd/memoryd/watcher"
 )
+
+// configFile warns when the configuration file holds an API key and
+// others may read it.
+func (d *doctor) configFile() {
+	if d.o.Config.LLM.APIKey == "" || d.o.Config.Origin("llm.api_key").Source != config.FromFile {
+		return
+	}
+	fi, err := os.Stat(d.o.ConfigPath)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		d.ok("config file", "holds an API key, readable by you alone")
+		return
+	}
+	d.bad("config file", fmt.Sprintf("%s holds an API key and others may read it (mode %04o)", d.o.ConfigPath, fi.Mode().Perm()),
+		"chmod 600 "+shellQuote(d.o.ConfigPath)+"   (or set MEMORY_LLM_API_KEY in the service's environment instead)")
+}
 
 func (d *doctor) folder() {
 	dir := d.o.Dir
@@ -45,6 +61,9 @@ func (d *doctor) git() {
 		return
 	case d.o.RepoErr != nil:
 		d.bad("git repository", d.o.RepoErr.Error(), "")
+		return
+	case d.o.Repo == nil:
+		d.bad("git repository", "the repository could not be opened", "")
 		return
 	}
 	d.ok("git repository", d.o.Repo.Root())

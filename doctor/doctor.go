@@ -57,6 +57,7 @@ func Run(ctx context.Context, o Options) []Finding {
 		d.bad("memory folder", o.FolderErr.Error(), "memoryd install --memory-dir DIR")
 	} else {
 		d.folder()
+		d.configFile()
 		d.git()
 		d.files()
 		d.watchLimit()

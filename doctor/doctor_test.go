@@ -100,3 +100,26 @@ func TestBlockerReported(t *testing.T) {
 		t.Fatalf("commits: %+v", got)
 	}
 }
+
+// TestConfigFileWithKeyReadableByOthers: an API key in a config file that
+// others can read is a problem, with the chmod that fixes it.
+func TestConfigFileWithKeyReadableByOthers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	os.WriteFile(path, []byte("memory_dir: "+dir+"\nllm:\n  provider: openai\n  api_key: sk-test\n"), 0o644)
+	cfg, err := config.Load(path, true, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Extract.Enabled = false
+	fs := Run(context.Background(), Options{Dir: dir, Config: cfg, ConfigPath: path, Provider: "none"})
+	got := find(fs, "config file")
+	if len(got) != 1 || !strings.Contains(got[0].Problem, "holds an API key and others may read it") || !strings.Contains(got[0].Fix, "chmod 600") {
+		t.Fatalf("config file: %+v", got)
+	}
+	os.Chmod(path, 0o600)
+	fs = Run(context.Background(), Options{Dir: dir, Config: cfg, ConfigPath: path, Provider: "none"})
+	if got := find(fs, "config file"); len(got) != 1 || got[0].Problem != "" {
+		t.Fatalf("after chmod 600: %+v", got)
+	}
+}

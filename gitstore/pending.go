@@ -11,8 +11,11 @@ import (
 
 // CommitTimeout bounds one commit of memoryd's. A commit runs to its end
 // even when the caller's context is cancelled (at shutdown, say): once files
-// are written, leaving them half-staged helps nobody.
-const CommitTimeout = time.Minute
+// are written, leaving them half-staged helps nobody. No hook runs, so a
+// commit of the memory folder takes well under a second; with the
+// daemon's 10 s of waiting for a busy repository at shutdown, the sum stays
+// within a service manager's 30 s stop timeout.
+const CommitTimeout = 15 * time.Second
 
 // Committed is what a commit recorded; the zero value means nothing was
 // committed because nothing differed from HEAD.
