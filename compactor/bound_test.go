@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
@@ -100,5 +101,30 @@ func TestConflictsFileStaysBounded(t *testing.T) {
 	res, err = f2.run(f2.compactor(10 * time.Second))
 	if !errors.Is(err, ErrNothingToDo) || !skippedFor(res, "_CONFLICTS.md is full") {
 		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+// TestNeverMergesAcrossProjects: facts of different projects are never
+// merged, and a merge within one project keeps its project.
+func TestNeverMergesAcrossProjects(t *testing.T) {
+	files := store()
+	files["project-alpha-deploy.md"] = "---\nname: alpha-deploy\ndescription: Deploy with make ship\nmetadata:\n  type: project\n  project: alpha\n---\nDeploy with make ship.\n"
+	files["project-beta-deploy.md"] = "---\nname: beta-deploy\ndescription: Deploy with make ship\nmetadata:\n  type: project\n  project: beta\n---\nDeploy with make ship, then tag.\n"
+	files["project-alpha-ship.md"] = "---\nname: alpha-ship\ndescription: Ship is make ship\nmetadata:\n  type: project\n  project: alpha\n---\nShipping is make ship.\n"
+	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
+		return plan(
+			map[string]any{"op": "merge", "files": []string{"project-alpha-deploy.md", "project-beta-deploy.md"},
+				"into": map[string]any{"type": "project", "name": "deploy", "description": "Deploy", "body": "make ship"}},
+			map[string]any{"op": "merge", "files": []string{"project-alpha-deploy.md", "project-alpha-ship.md"},
+				"into": map[string]any{"type": "project", "name": "alpha-deploy", "description": "Deploy alpha with make ship", "body": "Deploy and ship alpha with make ship."}},
+		)
+	})
+	res, err := f.run(f.compactor(10 * time.Second))
+	if err != nil || res.Merged != 1 || !skippedFor(res, "belong to different projects") {
+		t.Fatalf("%v %+v", err, res)
+	}
+	m, err := index.Parse("project-alpha-deploy.md", []byte(f.read("project-alpha-deploy.md")))
+	if err != nil || m.Project != "alpha" || !f.exists("project-beta-deploy.md") {
+		t.Fatalf("merged fact: %+v %v", m, err)
 	}
 }

@@ -252,6 +252,13 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 		}
 		p.mems = append(p.mems, m)
 	}
+	for _, m := range p.mems[1:] {
+		if m.Scope() != p.mems[0].Scope() {
+			p.skip = fmt.Sprintf("%s and %s belong to different projects (%q, %q): facts of different projects are never merged",
+				p.mems[0].File, m.File, p.mems[0].Scope(), m.Scope())
+			return p
+		}
+	}
 	if op.Into == nil {
 		p.skip = `merge without "into"`
 		return p
