@@ -197,3 +197,16 @@ func appendOneLine(b []byte, s string, mode textMode) []byte {
 func oneLine(s string) string {
 	return string(appendOneLine(nil, s, 0))
 }
+
+// TitleOf is a fact's title as the index shows it: its title, else its
+// name with hyphens as spaces and the first letter upper-cased, else its
+// file name.
+func TitleOf(title, name, file string) string {
+	switch {
+	case !blank(title, 0):
+		return string(appendOneLine(nil, title, 0))
+	case !blank(name, hyphensAsSpaces):
+		return string(appendOneLine(nil, name, hyphensAsSpaces|upperFirst))
+	}
+	return string(appendOneLine(nil, file, 0))
+}

@@ -44,3 +44,16 @@ func TestSourcesRoundTrip(t *testing.T) {
 		t.Fatalf("%+v %v", odd, err)
 	}
 }
+
+func TestTitleOf(t *testing.T) {
+	for _, c := range [][4]string{
+		{"My Title", "x", "user-x.md", "My Title"},
+		{"", "prefers-tabs", "feedback-prefers-tabs.md", "Prefers tabs"},
+		{"", "", "notes.md", "notes.md"},
+		{"two\nlines", "x", "f.md", "two lines"},
+	} {
+		if got := TitleOf(c[0], c[1], c[2]); got != c[3] {
+			t.Errorf("TitleOf(%q, %q, %q) = %q, want %q", c[0], c[1], c[2], got, c[3])
+		}
+	}
+}

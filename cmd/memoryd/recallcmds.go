@@ -125,10 +125,7 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 
 // printFact prints one fact on a line: file, title, description, project.
 func printFact(w io.Writer, file, title, name, desc, proj string) {
-	if title == "" {
-		title = strings.ReplaceAll(name, "-", " ")
-	}
-	fmt.Fprintf(w, "%s  %s — %s", file, title, desc)
+	fmt.Fprintf(w, "%s  %s — %s", file, index.TitleOf(title, name, file), desc)
 	if proj != "" {
 		fmt.Fprintf(w, "  [%s]", proj)
 	}
