@@ -17,6 +17,7 @@ import (
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/internal/gittest"
+	"github.com/memoryd/memoryd/internal/stamp"
 	"github.com/memoryd/memoryd/llm"
 	"github.com/memoryd/memoryd/llm/llmtest"
 	"github.com/memoryd/memoryd/protocol"
@@ -225,24 +226,5 @@ func gitAddAll(root string) {
 	cmd.Run()
 }
 
-// unstamped is a memory file without what every write of memoryd adds
-// (metadata.updated and the metadata.source block), for comparing the rest
-// byte for byte.
-func unstamped(file string) string {
-	var out []string
-	inSource := false
-	for _, l := range strings.SplitAfter(file, "\n") {
-		switch {
-		case strings.HasPrefix(l, "  updated: "):
-			continue
-		case strings.HasPrefix(l, "  source:"):
-			inSource = true
-			continue
-		case inSource && strings.HasPrefix(l, "    "):
-			continue
-		}
-		inSource = false
-		out = append(out, l)
-	}
-	return strings.Join(out, "")
-}
+// unstamped is stamp.Strip.
+var unstamped = stamp.Strip

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memoryd/memoryd/daemon"
 	"github.com/memoryd/memoryd/internal/needtool"
+	"github.com/memoryd/memoryd/internal/stamp"
 	"github.com/memoryd/memoryd/state"
 )
 
@@ -279,24 +280,5 @@ func statusJSON(t testing.TB, s string) statusReport {
 	return r
 }
 
-// unstamped is a memory file without what every write of memoryd adds
-// (metadata.updated and the metadata.source block), for comparing the rest
-// byte for byte.
-func unstamped(file string) string {
-	var out []string
-	inSource := false
-	for _, l := range strings.SplitAfter(file, "\n") {
-		switch {
-		case strings.HasPrefix(l, "  updated: "):
-			continue
-		case strings.HasPrefix(l, "  source:"):
-			inSource = true
-			continue
-		case inSource && strings.HasPrefix(l, "    "):
-			continue
-		}
-		inSource = false
-		out = append(out, l)
-	}
-	return strings.Join(out, "")
-}
+// unstamped is stamp.Strip.
+var unstamped = stamp.Strip
