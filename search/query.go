@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,9 +40,9 @@ const (
 // Query is a search.
 type Query struct {
 	// Words is what a user or a model typed. Every word must match (after
-	// stemming: "indenting" finds "indent"), the last one as a prefix;
-	// when no fact matches them all, facts matching any of them are
-	// returned. Quotes, operators and punctuation are plain text here:
+	// stemming: "indenting" finds "indent"), the last one also as a prefix
+	// when whole words find too few facts; when no fact matches them all,
+	// facts matching any of them are returned. Quotes, operators and punctuation are plain text here:
 	// "a-b" is the phrase "a b", and AND, OR, NOT, NEAR, *, ^ and : mean
 	// nothing.
 	Words string
@@ -75,19 +77,11 @@ type Hit struct {
 // is: a command calls Fresh first, the daemon keeps its own index in sync.
 // An empty query is ErrNoWords; no hits is not an error.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	all, either := matchExprs(q.Words)
-	if all == "" {
+	words := queryWords(q.Words)
+	if len(words) == 0 {
 		return nil, ErrNoWords
 	}
 	var hits []Hit
-	run := func() error {
-		var err error
-		if hits, err = x.search(ctx, q, all); err != nil || len(hits) > 0 || either == all {
-			return err
-		}
-		hits, err = x.search(ctx, q, either)
-		return err
-	}
 	err := x.do(ctx, func() error {
 		// A new index, or one just replaced, has no fingerprint.
 		if sum, err := storedFingerprint(x.db); err != nil || sum == "" {
@@ -98,7 +92,9 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 				return fmt.Errorf("build search index: %w", err)
 			}
 		}
-		return run()
+		var err error
+		hits, err = x.find(ctx, q, words)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -106,64 +102,174 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// searchSQL ranks the matches and keeps the best, then makes the snippets
-// of those alone: snippet() reads and tokenizes a body, which for a common
-// word would otherwise be done for every fact that has it.
-var searchSQL = `
-WITH best AS (
-	SELECT fact_text.rowid AS id, f.file AS file, f.type AS type, f.project AS project,
-		bm25(fact_text, ` + bm25Weights + `) * (CASE
-			WHEN f.project = ?1 THEN ` + boostSQL(boostProject) + `
-			WHEN f.project = '' THEN ` + boostSQL(boostGlobal) + `
-			ELSE ` + boostSQL(boostElsewhere) + ` END) AS score,
-		f.updated AS updated
-	FROM fact_text JOIN fact f ON f.id = fact_text.rowid
-	WHERE fact_text MATCH ?2 AND (?3 OR f.project = '' OR f.project = ?1) AND (?4 = '' OR f.type = ?4)
-	ORDER BY score, updated DESC, file
-	LIMIT ?5
-)
-SELECT best.file, fact_text.name, fact_text.title, fact_text.description, best.type, best.project,
-	snippet(fact_text, 3, '', '', '…', 16), -best.score
-FROM best JOIN fact_text ON fact_text.rowid = best.id
-WHERE fact_text MATCH ?2
-ORDER BY best.score, best.updated DESC, best.file`
-
-func boostSQL(f float64) string { return fmt.Sprint(f) }
-
-func (x *Index) search(ctx context.Context, q Query, match string) ([]Hit, error) {
+// find tries the FTS5 expressions of words in turn until it has q's limit
+// of hits: every word as typed, then with the last one as a prefix (a whole
+// word found ranks above a word it begins), and only when no fact has them
+// all, any of the words in the same two ways. Each expression adds the facts
+// the ones before it did not find.
+func (x *Index) find(ctx context.Context, q Query, words []string) ([]Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	rows, err := x.db.QueryContext(ctx, searchSQL, strings.TrimSpace(q.Project), match, q.All,
-		strings.ToLower(strings.TrimSpace(q.Type)), limit)
+	var hits []Hit
+	for _, join := range []string{" ", " OR "} {
+		if join == " OR " && (len(hits) > 0 || len(words) == 1) {
+			break
+		}
+		for _, prefix := range []bool{false, true} {
+			if len(hits) >= limit {
+				return hits, nil
+			}
+			more, err := x.ranked(ctx, q, matchExpr(words, join, prefix), limit-len(hits), hits)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, more...)
+		}
+	}
+	return hits, nil
+}
+
+// rankWindow is the most matches of one expression a search ranks. bm25
+// costs SQLite a few microseconds a fact, so ranking a word every fact has
+// would take 30 ms at 10,000 facts. Past rankWindow matches, a search ranks
+// the newest rankWindow that have the words in their name, title or
+// description, then the newest rankWindow of all: a word that common tells
+// little about which fact is meant (bm25 gives it almost no weight), while
+// where it stands tells more. "Newest" is the order facts were last
+// indexed in, which apply keeps to the order of metadata.updated.
+const rankWindow = 200
+
+// candidate is a fact matched by an expression, before its text is read.
+type candidate struct {
+	id                          int64
+	file, typ, project, updated string
+	score                       float64 // bm25 × boost: lower is better
+}
+
+// ranked returns up to n facts matching match, best first, leaving out the
+// files of skip, with their text and snippets.
+func (x *Index) ranked(ctx context.Context, q Query, match string, n int, skip []Hit) ([]Hit, error) {
+	all, err := x.window(ctx, q, match, false)
+	if err != nil {
+		return nil, err
+	}
+	best := all
+	if len(all) > rankWindow {
+		head, err := x.window(ctx, q, match, true)
+		if err != nil {
+			return nil, err
+		}
+		best = append(byScore(head[:min(len(head), rankWindow)]), byScore(all[:rankWindow])...)
+	} else {
+		best = byScore(best)
+	}
+	seen := make(map[string]bool, len(skip)+n)
+	for _, h := range skip {
+		seen[h.File] = true
+	}
+	var hits []Hit
+	for _, c := range best {
+		if len(hits) == n {
+			break
+		}
+		if seen[c.file] {
+			continue
+		}
+		seen[c.file] = true
+		h, err := x.hit(ctx, match, c)
+		if err != nil {
+			return nil, err
+		}
+		// A fact ranked later never shows a better score than one above it.
+		if len(hits) > 0 {
+			h.Score = min(h.Score, hits[len(hits)-1].Score)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// windowSQL is the newest rankWindow+1 facts matching an expression in
+// table (fact_text, or fact_head for the words in a fact's name, title or
+// description), with their scores: bm25 weighted by column, times the
+// fact's scope boost.
+func windowSQL(table string) string {
+	weights := bm25Weights
+	if table == "fact_head" {
+		weights = bm25Weights[:strings.LastIndex(bm25Weights, ",")]
+	}
+	return `
+SELECT f.id, f.file, f.type, f.project, f.updated,
+	bm25(` + table + `, ` + weights + `) * (CASE
+		WHEN f.project = ?1 THEN ` + boostSQL(boostProject) + `
+		WHEN f.project = '' THEN ` + boostSQL(boostGlobal) + `
+		ELSE ` + boostSQL(boostElsewhere) + ` END)
+FROM ` + table + ` JOIN fact f ON f.id = ` + table + `.rowid
+WHERE ` + table + ` MATCH ?2 AND (?3 OR f.project = '' OR f.project = ?1) AND (?4 = '' OR f.type = ?4)
+ORDER BY ` + table + `.rowid DESC
+LIMIT ?5`
+}
+
+var textWindowSQL, headWindowSQL = windowSQL("fact_text"), windowSQL("fact_head")
+
+func boostSQL(f float64) string { return fmt.Sprint(f) }
+
+// window returns the newest rankWindow+1 facts matching match (in their
+// name, title or description alone when head is set) within q's scope and
+// type, newest first: when it returns rankWindow or fewer, that is every
+// match.
+func (x *Index) window(ctx context.Context, q Query, match string, head bool) ([]candidate, error) {
+	query := textWindowSQL
+	if head {
+		query = headWindowSQL
+	}
+	rows, err := x.db.QueryContext(ctx, query, strings.TrimSpace(q.Project), match, q.All,
+		strings.ToLower(strings.TrimSpace(q.Type)), rankWindow+1)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var hits []Hit
+	var out []candidate
 	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.File, &h.Name, &h.Title, &h.Description, &h.Type, &h.Project,
-			&h.Snippet, &h.Score); err != nil {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.file, &c.typ, &c.project, &c.updated, &c.score); err != nil {
 			return nil, err
 		}
-		h.Snippet = oneLine(h.Snippet, snippetBytes)
-		hits = append(hits, h)
+		out = append(out, c)
 	}
-	return hits, rows.Err()
+	return out, rows.Err()
 }
 
-// matchExprs turns what someone typed into FTS5 queries that cannot be a
+// byScore sorts cs best first: by score, then the newer, then by file.
+func byScore(cs []candidate) []candidate {
+	slices.SortFunc(cs, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.score, b.score), -strings.Compare(a.updated, b.updated), strings.Compare(a.file, b.file))
+	})
+	return cs
+}
+
+// hitSQL reads a fact's text and makes its snippet: snippet() reads and
+// tokenizes a body, so it is made for the facts shown alone.
+const hitSQL = `SELECT name, title, description, snippet(fact_text, 3, '', '', '…', 16)
+FROM fact_text WHERE fact_text MATCH ?1 AND rowid = ?2`
+
+func (x *Index) hit(ctx context.Context, match string, c candidate) (Hit, error) {
+	h := Hit{File: c.file, Type: c.typ, Project: c.project, Score: -c.score}
+	err := x.db.QueryRowContext(ctx, hitSQL, match, c.id).Scan(&h.Name, &h.Title, &h.Description, &h.Snippet)
+	h.Snippet = oneLine(h.Snippet, snippetBytes)
+	return h, err
+}
+
+// queryWords turns what someone typed into FTS5 strings that cannot be a
 // syntax error. Each word (separated by white space or control characters)
 // keeps only its runs of letters and digits, which become one quoted FTS5
-// string — a phrase: "prefers-tabs" is "prefers tabs" — and the last word
-// is a prefix. Quotes, operators, column filters and every other piece of
-// FTS5 syntax are thereby plain separators. all requires every word, either
-// (OR) any of them; they are equal for one word, and "" when there is no
-// word. A query is cut to maxWords words of at most maxWordBytes.
-func matchExprs(words string) (all, either string) {
+// string — a phrase: "prefers-tabs" is "prefers tabs". Quotes, operators,
+// column filters and every other piece of FTS5 syntax are thereby plain
+// separators. A query is cut to maxWords words of at most maxWordBytes.
+func queryWords(words string) []string {
 	var quoted []string
 	for _, w := range strings.FieldsFunc(strings.ToValidUTF8(words, " "), func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r)
@@ -177,11 +283,17 @@ func matchExprs(words string) (all, either string) {
 			break
 		}
 	}
-	if len(quoted) == 0 {
-		return "", ""
+	return quoted
+}
+
+// matchExpr joins quoted words with join (" " for all of them, " OR " for
+// any), the last one a prefix when prefix is set.
+func matchExpr(quoted []string, join string, prefix bool) string {
+	expr := strings.Join(quoted, join)
+	if prefix {
+		expr += "*"
 	}
-	quoted[len(quoted)-1] += "*"
-	return strings.Join(quoted, " "), strings.Join(quoted, " OR ")
+	return expr
 }
 
 // isWordRune reports whether r can be part of a token for FTS5's unicode61

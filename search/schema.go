@@ -9,10 +9,12 @@ import (
 // schemaVersion is kept in the database's user_version. Change it whenever
 // the tables or what goes into them change: an index of another version is
 // emptied and built again from the files.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // The tables. fact holds what search filters and sorts on, fact_text what
-// it matches, under the same rowid. meta holds the fingerprint of the
+// it matches, under the same rowid; fact_head holds the name, title and
+// description again, so that finding the words there alone does not read
+// every body's positions (see rankWindow). meta holds the fingerprint of the
 // folder the index was last made to match (see fingerprint.go).
 var schema = []string{
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
@@ -27,6 +29,8 @@ var schema = []string{
 	// The prefix indexes make a short last word ("go", "con"), which
 	// matches a prefix of many terms, cheap to look up.
 	`CREATE VIRTUAL TABLE fact_text USING fts5(name, title, description, body,
+		tokenize = 'porter unicode61', prefix = '2 3')`,
+	`CREATE VIRTUAL TABLE fact_head USING fts5(name, title, description,
 		tokenize = 'porter unicode61', prefix = '2 3')`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
@@ -70,8 +74,8 @@ func schemaCurrent(q queryer) (bool, error) {
 	if err := q.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
 		return false, err
 	}
-	err := q.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('meta', 'fact', 'fact_text')`).Scan(&tables)
-	return version == schemaVersion && tables == 3, err
+	err := q.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('meta', 'fact', 'fact_text', 'fact_head')`).Scan(&tables)
+	return version == schemaVersion && tables == 4, err
 }
 
 // dropAll drops every table: virtual tables first, which drops their

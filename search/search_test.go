@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -237,22 +239,24 @@ func TestHostileQueries(t *testing.T) {
 
 func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
 
-func TestMatchExprs(t *testing.T) {
+func TestQueryWords(t *testing.T) {
 	for _, c := range []struct{ in, all, either string }{
 		{"tabs", `"tabs"*`, `"tabs"*`},
 		{`a "b" c`, `"a" "b" "c"*`, `"a" OR "b" OR "c"*`},
 		{`prefers-tabs NEAR(x:y)`, `"prefers tabs" "NEAR x y"*`, `"prefers tabs" OR "NEAR x y"*`},
 		{"x\x00y", `"x" "y"*`, `"x" OR "y"*`},
 		{"- * tabs", `"tabs"*`, `"tabs"*`},
-		{"", "", ""},
 	} {
-		all, either := matchExprs(c.in)
+		words := queryWords(c.in)
+		all, either := matchExpr(words, " ", true), matchExpr(words, " OR ", true)
 		if all != c.all || either != c.either {
-			t.Errorf("matchExprs(%q) = %q, %q; want %q, %q", c.in, all, either, c.all, c.either)
+			t.Errorf("queryWords(%q) gives %q, %q; want %q, %q", c.in, all, either, c.all, c.either)
 		}
 	}
-	all, _ := matchExprs(strings.Repeat("word ", 100) + strings.Repeat("é", 200))
-	if n := strings.Count(all, `"`) / 2; n != maxWords {
+	if words := queryWords(" \t- "); len(words) != 0 {
+		t.Errorf("queryWords of no words = %q", words)
+	}
+	if n := len(queryWords(strings.Repeat("word ", 100) + strings.Repeat("é", 200))); n != maxWords {
 		t.Errorf("%d words kept, want %d", n, maxWords)
 	}
 }
@@ -276,4 +280,40 @@ func TestNewerFirstAmongEquals(t *testing.T) {
 	x := f.open()
 	q := Query{Words: "words"}
 	wantFiles(t, q, find(t, x, q), "user-b-new.md", "user-a-old.md", "user-c-none.md")
+}
+
+// TestCommonWordRanksNamesThenNewest: a word more facts have than a search
+// ranks puts the facts with it in their name or description first, however
+// old, then the newest of the rest; a fact changed becomes one of the
+// newest.
+func TestCommonWordRanksNamesThenNewest(t *testing.T) {
+	f := newFolder(t)
+	n := rankWindow + 100
+	for i := range n {
+		updated := fmt.Sprintf("2025-01-%02d", 1+i*28/n)
+		if i >= n-2 {
+			updated = fmt.Sprintf("2025-02-%02d", i-n+3) // the two newest
+		}
+		f.writeFile(fmt.Sprintf("user-note-%04d.md", i), fmt.Sprintf(
+			"---\nname: note-%04d\ndescription: Note %d\nmetadata:\n  type: user\n  updated: %s\n---\nHow to apply: carefully.\n",
+			i, i, updated))
+	}
+	f.write(fact{"reference", "patches", "How patches apply here", "", "Old, and named for it."})
+	x := f.open()
+	q := Query{Words: "apply", Limit: 3}
+	wantFiles(t, q, find(t, x, q), "reference-patches.md", fmt.Sprintf("user-note-%04d.md", n-1), fmt.Sprintf("user-note-%04d.md", n-2))
+
+	q.Limit = MaxLimit
+	got := find(t, x, q)
+	if len(got) != 1+rankWindow || slices.Contains(got, "user-note-0000.md") {
+		t.Fatalf("Search(%q) found %d facts (user-note-0000.md among them: %v); want the one named for it and the newest %d",
+			q.Words, len(got), slices.Contains(got, "user-note-0000.md"), rankWindow)
+	}
+	f.writeFile("user-note-0000.md", "---\nname: note-0000\ndescription: Note 0\nmetadata:\n  type: user\n  updated: 2025-01-01\n---\nHow to apply: now with care.\n")
+	if err := x.Sync(context.Background(), f.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, x, q); !slices.Contains(got, "user-note-0000.md") {
+		t.Errorf("after a change, user-note-0000.md is not among the newest facts searched")
+	}
 }

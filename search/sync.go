@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 
 	"github.com/memoryd/memoryd/index"
 )
@@ -117,8 +119,7 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	defer w.close()
 	// The cache changes only once the transaction has committed.
 	seen := make(map[string]bool, len(snap.Memories))
-	set := make(map[string]indexed)
-	var gone []string
+	var changed []dated
 	for _, m := range snap.Memories {
 		if seen[m.File] {
 			continue // the same file twice: the first one counts
@@ -128,17 +129,14 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 		if ok && m.Hash != "" && prev.hash == m.Hash {
 			continue
 		}
-		id := prev.id
 		if ok {
-			err = w.replace(id, m)
-		} else {
-			id, err = w.insert(m)
+			if err := w.remove(prev.id); err != nil {
+				return 0, fmt.Errorf("index %s again: %w", m.File, err)
+			}
 		}
-		if err != nil {
-			return 0, fmt.Errorf("index %s: %w", m.File, err)
-		}
-		set[m.File] = indexed{id, m.Hash}
+		changed = append(changed, dated{m, m.UpdatedDate()})
 	}
+	var gone []string
 	for file, prev := range old {
 		if seen[file] {
 			continue
@@ -148,20 +146,35 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 		}
 		gone = append(gone, file)
 	}
-	changed := len(set) + len(gone)
+	// A fact indexed again gets a new row id, the next one up, and a batch
+	// goes in by metadata.updated: row ids then follow the order facts
+	// changed in, which a search ranking only the newest matches
+	// (rankWindow) relies on.
+	slices.SortStableFunc(changed, func(a, b dated) int { return strings.Compare(a.updated, b.updated) })
+	set := make(map[string]indexed, len(changed))
+	for _, c := range changed {
+		id, err := w.insert(c.Memory, c.updated)
+		if err != nil {
+			return 0, fmt.Errorf("index %s: %w", c.File, err)
+		}
+		set[c.File] = indexed{id, c.Hash}
+	}
+	n := len(set) + len(gone)
 	stored, err := storedFingerprint(tx)
 	if err != nil {
 		return 0, err
 	}
-	if changed == 0 && stored == sum {
+	if n == 0 && stored == sum {
 		return 0, nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)`, sum); err != nil {
 		return 0, err
 	}
-	if changed >= optimizeAfter {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_text (fact_text) VALUES ('optimize')`); err != nil {
-			return 0, err
+	if n >= optimizeAfter {
+		for _, table := range []string{"fact_text", "fact_head"} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('optimize')`); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -172,7 +185,7 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	for _, file := range gone {
 		delete(old, file)
 	}
-	return changed, nil
+	return n, nil
 }
 
 // hashes returns every indexed file with its row id and hash, from the
@@ -208,10 +221,16 @@ func (x *Index) hashes(tx *sql.Tx) (map[string]indexed, error) {
 	return old, nil
 }
 
+// dated is a memory with its metadata.updated as a date ("" when none).
+type dated struct {
+	*index.Memory
+	updated string
+}
+
 // writer holds the statements apply changes rows with.
 type writer struct {
-	ctx                                         context.Context
-	insFact, updFact, delFact, insText, delText *sql.Stmt
+	ctx                                                  context.Context
+	insFact, delFact, insText, delText, insHead, delHead *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -221,10 +240,11 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		sql  string
 	}{
 		{&w.insFact, `INSERT INTO fact (file, hash, type, project, updated) VALUES (?, ?, ?, ?, ?)`},
-		{&w.updFact, `UPDATE fact SET hash = ?, type = ?, project = ?, updated = ? WHERE id = ?`},
 		{&w.delFact, `DELETE FROM fact WHERE id = ?`},
 		{&w.insText, `INSERT INTO fact_text (rowid, name, title, description, body) VALUES (?, ?, ?, ?, ?)`},
 		{&w.delText, `DELETE FROM fact_text WHERE rowid = ?`},
+		{&w.insHead, `INSERT INTO fact_head (rowid, name, title, description) VALUES (?, ?, ?, ?)`},
+		{&w.delHead, `DELETE FROM fact_head WHERE rowid = ?`},
 	} {
 		stmt, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -237,15 +257,17 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFact, w.updFact, w.delFact, w.insText, w.delText} {
+	for _, s := range []*sql.Stmt{w.insFact, w.delFact, w.insText, w.delText, w.insHead, w.delHead} {
 		if s != nil {
 			s.Close()
 		}
 	}
 }
 
-func (w *writer) insert(m *index.Memory) (int64, error) {
-	res, err := w.insFact.ExecContext(w.ctx, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate())
+// insert adds m, whose metadata.updated is the date updated, as the row
+// after the last one.
+func (w *writer) insert(m *index.Memory, updated string) (int64, error) {
+	res, err := w.insFact.ExecContext(w.ctx, m.File, m.Hash, m.Type, m.Scope(), updated)
 	if err != nil {
 		return 0, err
 	}
@@ -253,28 +275,18 @@ func (w *writer) insert(m *index.Memory) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return id, w.text(id, m)
-}
-
-func (w *writer) replace(id int64, m *index.Memory) error {
-	if _, err := w.delText.ExecContext(w.ctx, id); err != nil {
-		return err
+	if _, err := w.insText.ExecContext(w.ctx, id, m.Name, m.Title, m.Description, m.Body); err != nil {
+		return 0, err
 	}
-	if _, err := w.updFact.ExecContext(w.ctx, m.Hash, m.Type, m.Scope(), m.UpdatedDate(), id); err != nil {
-		return err
-	}
-	return w.text(id, m)
-}
-
-func (w *writer) text(id int64, m *index.Memory) error {
-	_, err := w.insText.ExecContext(w.ctx, id, m.Name, m.Title, m.Description, m.Body)
-	return err
+	_, err = w.insHead.ExecContext(w.ctx, id, m.Name, m.Title, m.Description)
+	return id, err
 }
 
 func (w *writer) remove(id int64) error {
-	if _, err := w.delText.ExecContext(w.ctx, id); err != nil {
-		return err
+	for _, s := range []*sql.Stmt{w.delText, w.delHead, w.delFact} {
+		if _, err := s.ExecContext(w.ctx, id); err != nil {
+			return err
+		}
 	}
-	_, err := w.delFact.ExecContext(w.ctx, id)
-	return err
+	return nil
 }
