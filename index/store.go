@@ -118,7 +118,8 @@ func (s *Store) Refresh(rel string) error {
 // Snapshot returns the cached state: memories and unreadable files sorted by
 // File, and the conflict count. The slices are new; the memories are shared.
 func (s *Store) Snapshot() Snapshot {
-	snap := Snapshot{Conflicts: s.conflicts, Memories: make([]*Memory, 0, len(s.entries))}
+	snap := Snapshot{Conflicts: s.conflicts, Memories: make([]*Memory, 0, len(s.entries)),
+		entries: slices.Clone(s.entries)}
 	for _, e := range s.entries {
 		if e.err != nil {
 			snap.Unreadable = append(snap.Unreadable, Unreadable{File: e.rel, Err: e.err})

@@ -23,46 +23,38 @@ type fingerprint struct {
 	files []string // the paths, in no particular order
 }
 
-// stamp is what the fingerprint keeps of one file.
-type stamp struct {
-	size, mtime, ctime int64
-	ino                uint64
-	mode               uint32
-}
-
-// stamped is a memory file found by walkStamps, with its stamp: zero when
-// the file was gone by the time it was stat-ed (its path still counts).
-type stamped struct {
-	rel string
-	stamp
-}
-
 // takeFingerprint lists and stats the memory files under dir. A subfolder
 // that cannot be listed counts as a path "sub/", as index.Store reports it.
-//
-// Each file's path and stamp are hashed alone (FNV-1a, 128 bits) and the
-// hashes added up, so the order the files were found in does not matter and
-// nothing is sorted. This guards against accidents, not against someone
-// crafting files to collide, which would only make a search miss an edit.
 func takeFingerprint(dir string) (fingerprint, error) {
 	found, err := walkStamps(dir)
 	if err != nil {
 		return fingerprint{}, fmt.Errorf("memory folder: %w", err)
 	}
+	files := make([]string, len(found))
+	for i, f := range found {
+		files[i] = f.File
+	}
+	return fingerprint{sum: sumStamps(found), files: files}, nil
+}
+
+// sumStamps is the fingerprint of the files found: each one's path and
+// stamp hashed alone (FNV-1a, 128 bits) and the hashes added up, so the
+// order the files come in does not matter and nothing is sorted. This
+// guards against accidents, not against someone crafting files to collide,
+// which would only make a search miss an edit.
+func sumStamps(found []index.FileStamp) string {
 	var hi, lo uint64
 	h := fnv.New128a()
 	buf := make([]byte, 0, 256)
 	sum := make([]byte, 0, 16)
-	files := make([]string, len(found))
-	for i, f := range found {
-		files[i] = f.rel
-		buf = append(buf[:0], f.rel...)
+	for _, f := range found {
+		buf = append(buf[:0], f.File...)
 		buf = append(buf, 0)
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.size))
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.mtime))
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.ctime))
-		buf = binary.LittleEndian.AppendUint64(buf, f.ino)
-		buf = binary.LittleEndian.AppendUint32(buf, f.mode)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.Size))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.Mtime))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(f.Ctime))
+		buf = binary.LittleEndian.AppendUint64(buf, f.Ino)
+		buf = binary.LittleEndian.AppendUint32(buf, f.Mode)
 		h.Reset()
 		h.Write(buf)
 		sum = h.Sum(sum[:0])
@@ -72,7 +64,7 @@ func takeFingerprint(dir string) (fingerprint, error) {
 	out := binary.LittleEndian.AppendUint64(nil, uint64(len(found)))
 	out = binary.LittleEndian.AppendUint64(out, hi)
 	out = binary.LittleEndian.AppendUint64(out, lo)
-	return fingerprint{sum: hex.EncodeToString(out), files: files}, nil
+	return hex.EncodeToString(out)
 }
 
 // keep reports whether walkStamps lists the directory entry rel (a memory

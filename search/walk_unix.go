@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memoryd/memoryd/index"
 )
 
 // walkStamps returns the memory files under dir with the stamps of their
@@ -19,7 +21,7 @@ import (
 // (fstatat, about half the cost of an lstat of the whole path) on a few
 // goroutines: at 10,000 files this is most of what every `memoryd search`
 // pays before it searches.
-func walkStamps(dir string) ([]stamped, error) {
+func walkStamps(dir string) ([]index.FileStamp, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
@@ -36,7 +38,7 @@ func walkStamps(dir string) ([]stamped, error) {
 // walker holds the open folders and the files found in them.
 type walker struct {
 	dirs  []*os.File // open folders, closed at the end
-	found []stamped  // files, stamped by stat
+	found []index.FileStamp // files, stamped by stat
 	in    []int      // for each of found, the descriptor of its folder
 	names []string   // for each of found, its name in that folder
 }
@@ -68,7 +70,7 @@ func (w *walker) list(fd int, dir, relDir string) error {
 			continue
 		}
 		if !d.IsDir() {
-			w.found = append(w.found, stamped{rel: rel})
+			w.found = append(w.found, index.FileStamp{File: rel})
 			w.in = append(w.in, fd)
 			w.names = append(w.names, d.Name())
 			continue
@@ -78,7 +80,7 @@ func (w *walker) list(fd int, dir, relDir string) error {
 			err = w.list(sub, dir+"/"+d.Name(), rel)
 		}
 		if err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, fs.ErrNotExist) {
-			w.found = append(w.found, stamped{rel: rel + "/"})
+			w.found = append(w.found, index.FileStamp{File: rel + "/"})
 			w.in = append(w.in, -1)
 			w.names = append(w.names, "")
 		}
@@ -98,8 +100,8 @@ func (w *walker) stat() {
 				if w.in[i] < 0 || unix.Fstatat(w.in[i], w.names[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 					continue
 				}
-				w.found[i].stamp = stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
-					ino: uint64(st.Ino), mode: uint32(st.Mode)}
+				w.found[i].Stamp = index.Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(),
+					Ino: uint64(st.Ino), Mode: uint32(st.Mode)}
 			}
 		})
 	}
