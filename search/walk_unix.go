@@ -37,10 +37,10 @@ func walkStamps(dir string) ([]index.FileStamp, error) {
 
 // walker holds the open folders and the files found in them.
 type walker struct {
-	dirs  []*os.File // open folders, closed at the end
+	dirs  []*os.File        // open folders, closed at the end
 	found []index.FileStamp // files, stamped by stat
-	in    []int      // for each of found, the descriptor of its folder
-	names []string   // for each of found, its name in that folder
+	in    []int             // for each of found, the descriptor of its folder
+	names []string          // for each of found, its name in that folder
 }
 
 func (w *walker) close() {
