@@ -216,8 +216,8 @@ func BenchmarkFreshUnchanged10k(b *testing.B) {
 	}
 }
 
-// BenchmarkCommand10k is a whole `memoryd search` but for starting the
-// process: Open, Fresh, Search, Close.
+// BenchmarkCommand10k is a whole `memoryd search` without a daemon but for
+// starting the process: Open, FreshSearch, Close.
 func BenchmarkCommand10k(b *testing.B) {
 	x := benchIndex(b)
 	stateDir, memoryDir := x.stateDir, x.memoryDir
@@ -229,10 +229,7 @@ func BenchmarkCommand10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = y.Fresh(ctx)
-		if err == nil {
-			_, err = y.Search(ctx, Query{Words: "tabs", Project: "memoryd"})
-		}
+		_, err = y.FreshSearch(ctx, Query{Words: "tabs", Project: "memoryd"})
 		y.Close()
 		if err != nil {
 			b.Fatal(err)
@@ -241,7 +238,7 @@ func BenchmarkCommand10k(b *testing.B) {
 }
 
 // BenchmarkProcess10k is a whole `memoryd search` as a process: this test
-// binary started to open, freshen, search and close once. Its start-up
+// binary started to open, FreshSearch and close once. Its start-up
 // costs about what memoryd's does.
 func BenchmarkProcess10k(b *testing.B) {
 	x := benchIndex(b)

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -261,4 +262,42 @@ func TestCallsFromManyGoroutines(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// TestFreshSearch: a command's search answers from a fresh index without
+// scanning the folder, and from the files when they changed while no
+// daemon synced them (a pull: a fact added, one changed), or when there was
+// no index at all.
+func TestFreshSearch(t *testing.T) {
+	f := newFolder(t, tabsFact, fact{"user", "editor", "Editor", "", "Uses vim."})
+	ctx := context.Background()
+	search := func(x *Index, words string, want ...string) {
+		t.Helper()
+		q := Query{Words: words}
+		hits, err := x.FreshSearch(ctx, q)
+		if err != nil {
+			t.Fatalf("FreshSearch(%q): %v", words, err)
+		}
+		wantFiles(t, q, files(hits), want...)
+	}
+	x := f.open()
+	search(x, "vim", "user-editor.md")
+	if x.scans != 1 {
+		t.Errorf("a new index: %d scans, want 1", x.scans)
+	}
+	y := f.open()
+	search(y, "tabs", tabsFact.file())
+	if y.scans != 0 {
+		t.Errorf("a fresh index: %d scans, want 0", y.scans)
+	}
+	f.write(fact{"user", "editor", "Editor", "", "Uses emacs."})
+	f.write(fact{"user", "shell", "Shell", "", "Uses zsh with vim keys."})
+	z := f.open()
+	search(z, "vim", "user-shell.md")
+	if z.scans != 1 {
+		t.Errorf("after files changed: %d scans, want 1", z.scans)
+	}
+	if _, err := z.FreshSearch(ctx, Query{Words: " - "}); !errors.Is(err, ErrNoWords) {
+		t.Errorf("FreshSearch of no words: %v, want ErrNoWords", err)
+	}
 }

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // afterTests are run by TestMain when every test and benchmark is done.
 var afterTests []func()
 
-// child is a `memoryd search` run n times over: open, Fresh, search, close.
+// child is a `memoryd search` run n times over: open, FreshSearch, close.
 // Every search must find the tabs fact.
 func child(n string) int {
 	iterations, _ := strconv.Atoi(n)
@@ -47,11 +47,7 @@ func child(n string) int {
 			fmt.Fprintf(os.Stderr, "iteration %d: Open: %v\n", i, err)
 			return 1
 		}
-		err = x.Fresh(ctx)
-		var hits []Hit
-		if err == nil {
-			hits, err = x.Search(ctx, Query{Words: "tabs", All: true})
-		}
+		hits, err := x.FreshSearch(ctx, Query{Words: "tabs", All: true})
 		x.Close()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "iteration %d: %v\n", i, err)

@@ -102,6 +102,54 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+// FreshSearch is Fresh and then Search, for a command run while no daemon
+// keeps the index in step, in the time of the slower of the two alone: the
+// index answers while the folder's fingerprint is taken (a stat of every
+// file: 20 ms at 10,000 facts), and the answer stands when the index was
+// made from the folder as it is. Otherwise the index is brought up to date
+// and asked again.
+func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
+	words := queryWords(q.Words)
+	if len(words) == 0 {
+		return nil, ErrNoWords
+	}
+	type taken struct {
+		fp  fingerprint
+		err error
+	}
+	took := make(chan taken, 1)
+	go func() {
+		fp, err := takeFingerprint(x.memoryDir)
+		took <- taken{fp, err}
+	}()
+	var hits []Hit
+	err := x.do(ctx, func() error {
+		stored, err := storedFingerprint(x.db)
+		if err != nil {
+			return err
+		}
+		if stored != "" {
+			if hits, err = x.find(ctx, q, words); err != nil {
+				return err
+			}
+		}
+		t := <-took
+		took <- t // for another attempt of x.do
+		if t.err != nil || stored == t.fp.sum {
+			return t.err
+		}
+		if err := x.rebuild(ctx, t.fp); err != nil {
+			return err
+		}
+		hits, err = x.find(ctx, q, words)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
 // find tries the FTS5 expressions of words in turn until it has q's limit
 // of hits: every word as typed, then with the last one as a prefix (a whole
 // word found ranks above a word it begins), and only when no fact has them

@@ -64,6 +64,14 @@ func (x *Index) fresh(ctx context.Context) error {
 	if err != nil || stored == fp.sum {
 		return err
 	}
+	return x.rebuild(ctx, fp)
+}
+
+// rebuild scans the folder, whose fingerprint was fp before the scan, and
+// brings the index up to date with Sync's rules. It records the
+// fingerprint of the files as the scan read them, or fp when the scan
+// cannot tell.
+func (x *Index) rebuild(ctx context.Context, fp fingerprint) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -72,7 +80,12 @@ func (x *Index) fresh(ctx context.Context) error {
 	if err := store.Scan(); err != nil {
 		return err
 	}
-	_, err = x.apply(ctx, store.Snapshot(), fp.sum)
+	snap := store.Snapshot()
+	sum := fp.sum
+	if stamps, ok := snap.Stamps(); ok {
+		sum = sumStamps(stamps)
+	}
+	_, err := x.apply(ctx, snap, sum)
 	return err
 }
 

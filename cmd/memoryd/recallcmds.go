@@ -70,16 +70,16 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer x.Close()
+	n, _ := strconv.Atoi(flagString(fs, "n"))
+	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
+		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n}
 	// A running daemon keeps the index in step with every change; only
 	// without one can the files have moved on (a pull, an edit) unseen.
-	if !state.Held(f.stateDir, state.DaemonLock) {
-		if err := x.Fresh(ctx); err != nil {
-			return err
-		}
+	find := x.FreshSearch
+	if state.Held(f.stateDir, state.DaemonLock) {
+		find = x.Search
 	}
-	n, _ := strconv.Atoi(flagString(fs, "n"))
-	hits, err := x.Search(ctx, search.Query{Words: strings.Join(args, " "), Project: scope(fs),
-		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n})
+	hits, err := find(ctx, q)
 	if err != nil {
 		return err
 	}
