@@ -182,6 +182,25 @@ func BenchmarkReadFilesProjects10k(b *testing.B) {
 	reportCPU(b, cpu)
 }
 
+// BenchmarkReadFilesProjects10kParallel is the same floor read on the
+// goroutines a Scan uses: on two shared cores each system call then costs
+// more CPU time, so this is the floor for ScanBuildAll10k's CPU time, and
+// the sequential one for its wall time.
+func BenchmarkReadFilesProjects10kParallel(b *testing.B) {
+	dir := b.TempDir()
+	rels := benchProjectStore(b, dir, benchFiles)
+	b.ResetTimer()
+	cpu := cpuTime()
+	for b.Loop() {
+		parallel(len(rels), func(i int) {
+			if _, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rels[i]))); err != nil {
+				b.Error(err)
+			}
+		})
+	}
+	reportCPU(b, cpu)
+}
+
 // BenchmarkScanBuildAll10k is a cold start of the project store: a fresh
 // Store scans and parses every file, then every index file is built within
 // the default budget (MEMORY.md and 50 project indexes, all over budget).
