@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/state"
 )
 
 var tabsFact = fact{"feedback", "prefers-tabs", "Prefers tabs", "", "Tabs, not spaces."}
@@ -267,7 +268,7 @@ func TestCallsFromManyGoroutines(t *testing.T) {
 // TestFreshSearch: a command's search answers from a fresh index without
 // scanning the folder, and from the files when they changed while no
 // daemon synced them (a pull: a fact added, one changed), or when there was
-// no index at all.
+// no index at all; while a daemon runs, from the index it keeps.
 func TestFreshSearch(t *testing.T) {
 	f := newFolder(t, tabsFact, fact{"user", "editor", "Editor", "", "Uses vim."})
 	ctx := context.Background()
@@ -297,6 +298,20 @@ func TestFreshSearch(t *testing.T) {
 	if z.scans != 1 {
 		t.Errorf("after files changed: %d scans, want 1", z.scans)
 	}
+	// While a daemon holds the folder, it keeps the index in step: the
+	// index answers alone, without a look at the folder.
+	lock, err := state.TryLock(f.stateDir, state.DaemonLock, "test daemon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.write(fact{"user", "browser", "Browser", "", "Uses firefox."})
+	d := f.open()
+	search(d, "firefox") // not synced yet: the daemon would have
+	if d.scans != 0 {
+		t.Errorf("with a daemon running: %d scans, want 0", d.scans)
+	}
+	lock.Unlock()
+	search(d, "firefox", "user-browser.md")
 	if _, err := z.FreshSearch(ctx, Query{Words: " - "}); !errors.Is(err, ErrNoWords) {
 		t.Errorf("FreshSearch of no words: %v, want ErrNoWords", err)
 	}

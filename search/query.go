@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memoryd/memoryd/state"
 )
 
 // ErrNoWords is returned by Search for a query without a word to look for:
@@ -102,13 +104,18 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// FreshSearch is Fresh and then Search, for a command run while no daemon
-// keeps the index in step, in the time of the slower of the two alone: the
-// index answers while the folder's fingerprint is taken (a stat of every
-// file: 20 ms at 10,000 facts), and the answer stands when the index was
-// made from the folder as it is. Otherwise the index is brought up to date
-// and asked again.
+// FreshSearch is Search for a command or the MCP server: it answers as the
+// files are. While a daemon runs (it holds state.DaemonLock in the state
+// folder) it keeps the index in step with every change, and the index
+// answers alone. Otherwise FreshSearch is Fresh and Search in the time of
+// the slower of the two: the index answers while the folder's fingerprint
+// is taken (a stat of every file: about 20 ms at 10,000 facts), and the
+// answer stands when the index was made from the folder as it is; if not,
+// the index is brought up to date and asked again.
 func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if state.Held(x.stateDir, state.DaemonLock) {
+		return x.Search(ctx, q)
+	}
 	words := queryWords(q.Words)
 	if len(words) == 0 {
 		return nil, ErrNoWords

@@ -91,10 +91,7 @@ func (l *lazySearch) search(ctx context.Context, words, proj string, all bool, t
 	if err != nil {
 		return nil, err
 	}
-	if err := x.Fresh(ctx); err != nil {
-		return nil, err
-	}
-	hits, err := x.Search(ctx, search.Query{Words: words, Project: proj, All: all, Type: typ, Limit: limit})
+	hits, err := x.FreshSearch(ctx, search.Query{Words: words, Project: proj, All: all, Type: typ, Limit: limit})
 	if errors.Is(err, search.ErrNoWords) {
 		return nil, fmt.Errorf("the query %q has no words to look for", words)
 	}

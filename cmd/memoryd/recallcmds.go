@@ -13,7 +13,6 @@ import (
 	"github.com/memoryd/memoryd/index"
 	"github.com/memoryd/memoryd/project"
 	"github.com/memoryd/memoryd/search"
-	"github.com/memoryd/memoryd/state"
 )
 
 func init() {
@@ -73,13 +72,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	n, _ := strconv.Atoi(flagString(fs, "n"))
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n}
-	// A running daemon keeps the index in step with every change; only
-	// without one can the files have moved on (a pull, an edit) unseen.
-	find := x.FreshSearch
-	if state.Held(f.stateDir, state.DaemonLock) {
-		find = x.Search
-	}
-	hits, err := find(ctx, q)
+	hits, err := x.FreshSearch(ctx, q)
 	if err != nil {
 		return err
 	}
