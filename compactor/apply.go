@@ -206,13 +206,15 @@ func (a *applier) merge(p *planned) error {
 	} else if _, err := index.ReadCurrent(a.dir, p.target, ""); err != nil {
 		return skipf("%s: the merge target appeared since the plan was made", p.target)
 	}
-	// A copy of the base keeps its unknown frontmatter keys; a title
-	// belongs to the file it was written for.
+	// A copy of the base keeps its frontmatter; a title belongs to the
+	// file it was written for.
 	m := *base
 	if base.File != p.target {
 		m.File, m.Title = p.target, ""
 	}
 	m.Name, m.Type, m.Description, m.Body = p.Into.Name, p.Into.Type, p.Into.Description, p.Into.Body
+	// It keeps what a person or another tool wrote in any of its files.
+	m.Absorb(srcs...)
 	// The merged fact keeps where every one of its files came from.
 	m.Sources = nil
 	for _, src := range srcs {

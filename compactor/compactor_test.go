@@ -294,9 +294,12 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 }
 
-func TestMergeKeepsUnknownKeysOfTarget(t *testing.T) {
+// TestMergeKeepsUnknownKeys: the merged file keeps the keys memoryd does
+// not read of the target and of the file it replaces.
+func TestMergeKeepsUnknownKeys(t *testing.T) {
 	files := store()
 	files["feedback-tabs.md"] = "---\nname: tabs\ndescription: Prefers tabs\ntags: [style]\nmetadata:\n  type: feedback\n  source: review # where\n---\nUse tabs.\n"
+	files["feedback-tabs-always.md"] = strings.Replace(files["feedback-tabs-always.md"], "metadata:\n", "tags: [go]\nticket: T-7\nmetadata:\n  reviewed: 2025-02-03\n", 1)
 	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
 		return plan(map[string]any{"op": "merge", "files": []string{"feedback-tabs-always.md", "feedback-tabs.md"},
 			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always tabs."}, "reason": "dup"})
@@ -304,7 +307,7 @@ func TestMergeKeepsUnknownKeysOfTarget(t *testing.T) {
 	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	want := "---\nname: tabs\ndescription: Tabs, always\ntags: [style]\nmetadata:\n  type: feedback\n---\nAlways tabs.\n"
+	want := "---\nname: tabs\ndescription: Tabs, always\ntags: [style]\nmetadata:\n  type: feedback\n  reviewed: 2025-02-03\nticket: T-7\n---\nAlways tabs.\n"
 	got := f.read("feedback-tabs.md")
 	if unstamped(got) != want || !strings.Contains(got, "- agent: review\n") || !strings.Contains(got, "- agent: compaction\n") {
 		t.Errorf("merged into an existing source (keeping every origin):\n%s\nwant, with source and updated:\n%s", got, want)

@@ -32,11 +32,12 @@ import (
 func (m *Memory) Format() []byte {
 	var b bytes.Buffer
 	b.WriteString("---\n")
-	if cur := m.fields(); m.parsed && cur == m.orig {
+	if cur := m.fields(); m.parsed && cur == m.orig && len(m.absorbed) == 0 {
 		b.WriteString(m.front)
 	} else {
 		doc := m.document()
 		m.syncTo(doc.Content[0], cur)
+		(&editor{root: doc.Content[0]}).addAbsorbed(m.absorbed)
 		if !isEmptyDoc(doc) {
 			if err := encodeYAML(&b, doc); err != nil {
 				// Unreachable for nodes decoded from text yaml.v3
@@ -252,6 +253,11 @@ func (e *editor) setValue(m *yaml.Node, key string, v *yaml.Node, after ...strin
 	if i := indexOf(m, key); i >= 0 {
 		old := m.Content[i+1]
 		v.HeadComment, v.LineComment, v.FootComment = old.HeadComment, old.LineComment, old.FootComment
+		if block := v.Kind != yaml.ScalarNode && v.Style&yaml.FlowStyle == 0; block && m.Content[i].LineComment == "" {
+			// "key: value # note" becoming a block list: yaml.v3 would
+			// write the note after the list, on the next key's line.
+			m.Content[i].LineComment, v.LineComment = v.LineComment, ""
+		}
 		m.Content[i+1] = v
 		e.detached = append(e.detached, old)
 		return

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -161,4 +162,19 @@ func TestNewMemory(t *testing.T) {
 	full.Project, full.Updated, full.Pinned, full.Readonly = "billing", "2025-03-07", true, true
 	checkFormat(t, full, "---\nname: freeze\ndescription: No schema changes\nmetadata:\n  type: project\n"+
 		"  project: billing\n  updated: 2025-03-07\n  pinned: true\n  readonly: true\n---\nb\n")
+}
+
+// TestNoteOnAValueThatBecomesAList: "source: review # where" written as a
+// list keeps its note on the key, not on the line of the key after it.
+func TestNoteOnAValueThatBecomesAList(t *testing.T) {
+	m, err := Parse("feedback-tabs.md", []byte("---\nname: tabs\nmetadata:\n  type: feedback\n  source: review # where\n  owner: x\n---\nUse tabs.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *m
+	c.Sources = append(c.Sources, Source{Agent: "cli"})
+	got := string(c.Format())
+	if !strings.Contains(got, "source: # where\n    - agent: review\n    - agent: cli\n  owner: x\n") {
+		t.Errorf("Format:\n%s", got)
+	}
 }

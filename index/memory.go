@@ -39,6 +39,8 @@ type Memory struct {
 	front  string     // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
 	orig   fields     // the known fields as read, so Format touches only what changed
 	line   *entryLine // the index line rendered at parse time
+
+	absorbed []absorbedKey // other files' keys for Format to add (Absorb)
 }
 
 // fields are the frontmatter keys memoryd understands.
