@@ -59,14 +59,14 @@ func (c Conflict) What() string {
 // their content right after the commit es[i] (after), each with the later
 // commits that changed it. A file changed later and changed back is no
 // conflict: undoing would lose nothing.
-func conflicts(dir string, es []Entry, i int, files []string, after map[string]version) ([]Conflict, error) {
+func conflicts(dir string, es []Entry, i int, files []string, after map[string]gitstore.Version) ([]Conflict, error) {
 	var out []Conflict
 	for _, f := range files {
 		now, err := readWork(dir, f)
 		if err != nil {
 			return nil, err
 		}
-		if now.same(after[f]) {
+		if now.Same(after[f]) {
 			continue
 		}
 		c := Conflict{File: f}
@@ -84,23 +84,23 @@ func conflicts(dir string, es []Entry, i int, files []string, after map[string]v
 }
 
 // readWork reads a file of the memory folder as it is on disk.
-func readWork(dir, rel string) (version, error) {
+func readWork(dir, rel string) (gitstore.Version, error) {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return version{}, nil
+		return gitstore.Version{}, nil
 	}
 	if err != nil {
-		return version{}, err
+		return gitstore.Version{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return version{}, fmt.Errorf("%s is not a regular file: undo leaves it alone (move it away, or undo with git)", rel)
+		return gitstore.Version{}, fmt.Errorf("%s is not a regular file: undo leaves it alone (move it away, or undo with git)", rel)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return version{}, err
+		return gitstore.Version{}, err
 	}
-	return version{data: data, ok: true}, nil
+	return gitstore.Version{Data: data, OK: true}, nil
 }
 
 // change is one file undo puts back.
@@ -113,7 +113,7 @@ type change struct {
 // removed when it was absent. Files already so are left alone. It returns
 // what it changed; on error the files changed so far stay changed (the
 // caller's commit, or the next undo, records them).
-func revert(dir string, files []string, before map[string]version) ([]change, error) {
+func revert(dir string, files []string, before map[string]gitstore.Version) ([]change, error) {
 	var done []change
 	for _, f := range files {
 		now, err := readWork(dir, f)
@@ -121,20 +121,20 @@ func revert(dir string, files []string, before map[string]version) ([]change, er
 			return done, err
 		}
 		want := before[f]
-		if now.same(want) {
+		if now.Same(want) {
 			continue
 		}
 		c := change{File: f, How: "restored"}
 		switch {
-		case !want.ok:
+		case !want.OK:
 			c.How = "removed"
 			err = atomicfile.Remove(dir, f)
 		default:
-			if !now.ok {
+			if !now.OK {
 				c.How = "brought back"
 			}
 			if err = os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(f))), 0o755); err == nil {
-				_, err = atomicfile.Write(dir, f, want.data, 0o644)
+				_, err = atomicfile.Write(dir, f, want.Data, 0o644)
 			}
 		}
 		if err != nil {

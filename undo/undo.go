@@ -111,11 +111,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rd, err := openReader(repo)
-	if err != nil {
-		return Result{}, err
-	}
-	u := &undoer{opts: opts, es: es, i: i, rd: rd}
+	u := &undoer{opts: opts, es: es, i: i}
 	if restores(es[i].Kind) {
 		return u.restore(ctx)
 	}
@@ -127,14 +123,19 @@ type undoer struct {
 	opts Options
 	es   []Entry
 	i    int
-	rd   *reader
 }
 
 func (u *undoer) entry() Entry { return u.es[u.i] }
 
+// files reads files of the memory folder as commit hash left them and as
+// they were before it.
+func (u *undoer) files(hash string, files []string) (after, before map[string]gitstore.Version, err error) {
+	return u.opts.Repo.FilesAt(hash, files, index.MaxFileSize*4)
+}
+
 // check refuses, unless Force, when a file the commit changed is not as
 // the commit left it; with Force it returns the later changes replaced.
-func (u *undoer) check(files []string, after map[string]version) ([]Conflict, error) {
+func (u *undoer) check(files []string, after map[string]gitstore.Version) ([]Conflict, error) {
 	cs, err := conflicts(u.opts.Dir, u.es, u.i, files, after)
 	if err != nil || len(cs) == 0 {
 		return nil, err
@@ -159,7 +160,7 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 	e := u.entry()
 	res := Result{Undone: e.Commit, Kind: e.Kind, What: short(e.Hash) + " (" + e.Subject + ")"}
 	files := own(e.Files)
-	after, before, err := u.rd.files(e.Hash, files)
+	after, before, err := u.files(e.Hash, files)
 	if err != nil {
 		return res, err
 	}
@@ -204,7 +205,7 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 		msg = "memory: undo compaction " + short(e.Hash) + strings.TrimPrefix(e.Subject, compactor.CompactionPrefix)
 		res.What = "the checkpoint before compaction " + short(e.Hash)
 		files := own(e.Files)
-		after, _, err := u.rd.files(e.Hash, files)
+		after, _, err := u.files(e.Hash, files)
 		if err != nil {
 			return res, err
 		}
