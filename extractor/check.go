@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -20,18 +21,28 @@ import (
 // too short to be a fact worth a file.
 const minWeight = 16
 
+// The patterns are compiled on first use, not at every memoryd start.
+//
 // errorMarkers are signs of a raw error or a stack trace anywhere in a text.
-var errorMarkers = regexp.MustCompile(`(?m)Traceback \(most recent call last\)|^\s*panic: |goroutine \d+ \[[a-z ]+\]:|^\s*Exception in thread |^\s*fatal error: |npm ERR!|Segmentation fault|core dumped|^\s*(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception): \S|^\s*(?:Error|error(?:\[E\d+\])?): |^\s*fatal: |^\s*FAIL\s`)
+var errorMarkers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)Traceback \(most recent call last\)|^\s*panic: |goroutine \d+ \[[a-z ]+\]:|^\s*Exception in thread |^\s*fatal error: |npm ERR!|Segmentation fault|core dumped|^\s*(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception): \S|^\s*(?:Error|error(?:\[E\d+\])?): |^\s*fatal: |^\s*FAIL\s`)
+})
 
 // stackFrame matches one line of a stack trace (Java/JS "at …(file:line)",
 // Python "File "…", line N", Go "file.go:N +0x…", gdb "#N 0x…").
-var stackFrame = regexp.MustCompile(`(?m)^\s*(?:at\s+\S+.*[:(]\S*\d+(?::\d+)?\)?\s*$|File ".+", line \d+|\S+\.\w+:\d+ \+0x[0-9a-f]+|#\d+\s+0x[0-9a-f]+)`)
+var stackFrame = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:at\s+\S+.*[:(]\S*\d+(?::\d+)?\)?\s*$|File ".+", line \d+|\S+\.\w+:\d+ \+0x[0-9a-f]+|#\d+\s+0x[0-9a-f]+)`)
+})
 
 // commitHash matches a full object name, or a short one named as such.
-var commitHash = regexp.MustCompile(`(?i)\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b|\b(?:commit|sha|sha1|hash|revision|rev)\b[\s:#=]*\b[0-9a-f]{7,12}\b`)
+var commitHash = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b[0-9a-f]{40}\b|\b[0-9a-f]{64}\b|\b(?:commit|sha|sha1|hash|revision|rev)\b[\s:#=]*\b[0-9a-f]{7,12}\b`)
+})
 
 // fileExt is a file name with a source or config extension.
-var fileExt = regexp.MustCompile(`^[\w.-]+\.(?:go|py|ts|tsx|js|jsx|mjs|cjs|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|m|scala|sh|bash|zsh|ps1|md|json|jsonl|yaml|yml|toml|ini|cfg|conf|lock|sql|css|scss|html|xml|txt|log|env|mod|sum|gradle|proto|tf)$`)
+var fileExt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[\w.-]+\.(?:go|py|ts|tsx|js|jsx|mjs|cjs|rs|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|m|scala|sh|bash|zsh|ps1|md|json|jsonl|yaml|yml|toml|ini|cfg|conf|lock|sql|css|scss|html|xml|txt|log|env|mod|sum|gradle|proto|tf)$`)
+})
 
 // rejectText returns why a memory's text (name, description and body
 // joined) fails the gate, or "".
@@ -39,9 +50,9 @@ func rejectText(text, body string) string {
 	switch {
 	case secrets.HasSecret(text):
 		return "contains a secret"
-	case errorMarkers.MatchString(body) || len(stackFrame.FindAllStringIndex(body, 3)) >= 2:
+	case errorMarkers().MatchString(body) || len(stackFrame().FindAllStringIndex(body, 3)) >= 2:
 		return "a raw error or stack trace"
-	case commitHash.MatchString(text):
+	case commitHash().MatchString(text):
 		return "contains a commit hash"
 	case pathHeavy(body):
 		return "mostly file paths"
@@ -84,7 +95,7 @@ func isPath(w string) bool {
 		return true
 	}
 	base := w[strings.LastIndexAny(w, `/\`)+1:]
-	return fileExt.MatchString(base)
+	return fileExt().MatchString(base)
 }
 
 // weight is the amount of text in a canonical string (see minWeight).

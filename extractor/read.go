@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/transcript"
@@ -53,11 +54,13 @@ func readNew(ctx context.Context, src transcript.Source, id string, after transc
 
 // dontRemember finds a request not to keep something: "don't remember
 // this", "do not save that", "forget what I said", "off the record", "不要记".
-var dontRemember = regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|no need to)\s+(?:remember|memori[sz]e|save|store|record|keep|note|write down|add)\s+(?:this|that|it|these|those|any of (?:this|that|it))\b` +
-	`|\b(?:don'?t|do not|never|no need to)\s+(?:remember|memori[sz]e)\b` +
-	`|\bnot to (?:remember|memori[sz]e|save|store|record)\b` +
-	`|\bforget (?:this|that|it|what i (?:just )?(?:said|told you|wrote))\b` +
-	`|\boff the record\b|不要记|别记|不用记|不必记|不要保存|别保存`)
+var dontRemember = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:don'?t|do not|never|no need to)\s+(?:remember|memori[sz]e|save|store|record|keep|note|write down|add)\s+(?:this|that|it|these|those|any of (?:this|that|it))\b` +
+		`|\b(?:don'?t|do not|never|no need to)\s+(?:remember|memori[sz]e)\b` +
+		`|\bnot to (?:remember|memori[sz]e|save|store|record)\b` +
+		`|\bforget (?:this|that|it|what i (?:just )?(?:said|told you|wrote))\b` +
+		`|\boff the record\b|不要记|别记|不用记|不必记|不要保存|别保存`)
+})
 
 // dontRememberHints are the words every dontRemember match holds: a cheap
 // pre-check that spares most messages the regexp.
@@ -72,7 +75,7 @@ func asksNotToRemember(text string) bool {
 	if !slices.ContainsFunc(dontRememberHints, func(h string) bool { return strings.Contains(lower, h) }) {
 		return false
 	}
-	for _, m := range dontRemember.FindAllStringIndex(s, -1) {
+	for _, m := range dontRemember().FindAllStringIndex(s, -1) {
 		if strings.HasPrefix(strings.ToLower(s[m[0]:]), "forget") {
 			before := strings.ToLower(strings.TrimSpace(s[:m[0]]))
 			if strings.HasSuffix(before, "don't") || strings.HasSuffix(before, "dont") ||
