@@ -207,19 +207,17 @@ type candidate struct {
 // ranked returns up to n facts matching match, best first, leaving out the
 // files of skip, with their text and snippets.
 func (x *Index) ranked(ctx context.Context, q Query, match string, n int, skip []Hit) ([]Hit, error) {
-	all, err := x.window(ctx, q, match, false)
+	best, full, err := x.window(ctx, q, match, false, n+len(skip))
 	if err != nil {
 		return nil, err
 	}
-	best := all
-	if len(all) > rankWindow {
-		head, err := x.window(ctx, q, match, true)
+	best = byScore(best)
+	if full {
+		head, _, err := x.window(ctx, q, match, true, n+len(skip))
 		if err != nil {
 			return nil, err
 		}
-		best = append(byScore(head[:min(len(head), rankWindow)]), byScore(all[:rankWindow])...)
-	} else {
-		best = byScore(best)
+		best = append(byScore(head), best...)
 	}
 	seen := make(map[string]bool, len(skip)+n)
 	for _, h := range skip {
@@ -272,30 +270,50 @@ var textWindowSQL, headWindowSQL = windowSQL("fact_text"), windowSQL("fact_head"
 
 func boostSQL(f float64) string { return fmt.Sprint(f) }
 
-// window returns the newest rankWindow+1 facts matching match (in their
+// window returns the newest rankWindow facts matching match (in their
 // name, title or description alone when head is set) within q's scope and
-// type, newest first: when it returns rankWindow or fewer, that is every
-// match.
-func (x *Index) window(ctx context.Context, q Query, match string, head bool) ([]candidate, error) {
+// type, and whether more match. With a type, it looks at the newest
+// matches of any type first and keeps that type's: when they are need or
+// more, no older match's type is checked (a join, each); when fewer, it
+// asks for the newest of that type alone.
+func (x *Index) window(ctx context.Context, q Query, match string, head bool, need int) ([]candidate, bool, error) {
+	typ := strings.ToLower(strings.TrimSpace(q.Type))
+	if typ != "" {
+		all, full, err := x.newest(ctx, q, match, head, "")
+		if err != nil {
+			return nil, false, err
+		}
+		kept := slices.DeleteFunc(all, func(c candidate) bool { return c.typ != typ })
+		if !full || len(kept) >= need {
+			return kept, full, nil
+		}
+	}
+	return x.newest(ctx, q, match, head, typ)
+}
+
+// newest is window for a type ("" for any), from SQL.
+func (x *Index) newest(ctx context.Context, q Query, match string, head bool, typ string) ([]candidate, bool, error) {
 	query := textWindowSQL
 	if head {
 		query = headWindowSQL
 	}
-	rows, err := x.db.QueryContext(ctx, query, strings.TrimSpace(q.Project), match, q.All,
-		strings.ToLower(strings.TrimSpace(q.Type)), rankWindow+1)
+	rows, err := x.db.QueryContext(ctx, query, strings.TrimSpace(q.Project), match, q.All, typ, rankWindow+1)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
 	var out []candidate
 	for rows.Next() {
 		var c candidate
 		if err := rows.Scan(&c.id, &c.file, &c.typ, &c.project, &c.updated, &c.score); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if len(out) > rankWindow {
+		return out[:rankWindow], true, rows.Err()
+	}
+	return out, false, rows.Err()
 }
 
 // byScore sorts cs best first: by score, then the newer, then by file.

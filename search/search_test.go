@@ -317,3 +317,27 @@ func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 		t.Errorf("after a change, user-note-0000.md is not among the newest facts searched")
 	}
 }
+
+// TestCommonWordOfAType: with a type, a common word finds that type's
+// facts even when every newer match is of another type.
+func TestCommonWordOfAType(t *testing.T) {
+	f := newFolder(t)
+	for i := range rankWindow + 50 {
+		typ, updated := "user", "2025-06-01"
+		if i < 3 {
+			typ, updated = "reference", "2020-01-01"
+		}
+		f.writeFile(fmt.Sprintf("%s-note-%04d.md", typ, i), fmt.Sprintf(
+			"---\nname: note-%04d\ndescription: Note %d\nmetadata:\n  type: %s\n  updated: %s\n---\nHow to apply: carefully.\n",
+			i, i, typ, updated))
+	}
+	x := f.open()
+	q := Query{Words: "apply", Type: "reference"}
+	got := find(t, x, q)
+	slices.Sort(got)
+	wantFiles(t, q, got, "reference-note-0000.md", "reference-note-0001.md", "reference-note-0002.md")
+	q = Query{Words: "apply", Type: "user", Limit: 5}
+	if got := find(t, x, q); len(got) != 5 {
+		t.Errorf("Search(%q, type user) = %d facts, want 5", q.Words, len(got))
+	}
+}

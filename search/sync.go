@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -165,8 +166,11 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	// A fact indexed again gets a new row id, the next one up, and a batch
 	// goes in by metadata.updated: row ids then follow the order facts
 	// changed in, which a search ranking only the newest matches
-	// (rankWindow) relies on.
-	slices.SortStableFunc(changed, func(a, b dated) int { return strings.Compare(a.updated, b.updated) })
+	// (rankWindow) relies on. Facts of one day go in by hash, not by file
+	// name, which would put all of one type (its prefix) last.
+	slices.SortFunc(changed, func(a, b dated) int {
+		return cmp.Or(strings.Compare(a.updated, b.updated), strings.Compare(a.Hash, b.Hash), strings.Compare(a.File, b.File))
+	})
 	set := make(map[string]indexed, len(changed))
 	for _, c := range changed {
 		id, err := w.insert(c.Memory, c.updated)
