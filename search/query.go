@@ -42,11 +42,11 @@ const (
 // Query is a search.
 type Query struct {
 	// Words is what a user or a model typed. Every word must match (after
-	// stemming: "indenting" finds "indent"), the last one also as a prefix
-	// when whole words find too few facts; when no fact matches them all,
-	// facts matching any of them are returned. Quotes, operators and punctuation are plain text here:
-	// "a-b" is the phrase "a b", and AND, OR, NOT, NEAR, *, ^ and : mean
-	// nothing.
+	// stemming: "indenting" finds "indent"), the last one also as a
+	// prefix when whole words find too few facts; when no fact matches
+	// them all, facts matching any of them are returned. Quotes, operators
+	// and punctuation are plain text here: "a-b" is the phrase "a b", and
+	// AND, OR, NOT, NEAR, *, ^ and : mean nothing.
 	Words string
 	// Project is the current project's slug ("" outside a project). Its
 	// facts rank first; with All false they and the global facts are all
@@ -76,7 +76,8 @@ type Hit struct {
 // Search returns the facts that best match q, best first. An index without
 // a fingerprint — never built, just replaced, or marked stale by Sync — is
 // built from the files first; otherwise Search answers from the index as it
-// is: a command calls Fresh first, the daemon keeps its own index in sync.
+// is: the daemon keeps its own index in sync; a command or the MCP server
+// calls FreshSearch.
 // An empty query is ErrNoWords; no hits is not an error.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	words := queryWords(q.Words)
@@ -141,7 +142,7 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 		t := <-took
-		took <- t // for another attempt of x.do
+		took <- t // kept for another attempt, should x.do run this again
 		if t.err != nil || stored == t.fp.sum {
 			return t.err
 		}
