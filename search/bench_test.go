@@ -217,7 +217,7 @@ func BenchmarkFreshUnchanged10k(b *testing.B) {
 }
 
 // BenchmarkCommand10k is a whole `memoryd search` without a daemon but for
-// starting the process: Open, FreshSearch, Close.
+// starting the process: Find.
 func BenchmarkCommand10k(b *testing.B) {
 	x := benchIndex(b)
 	stateDir, memoryDir := x.stateDir, x.memoryDir
@@ -225,20 +225,14 @@ func BenchmarkCommand10k(b *testing.B) {
 	ctx := context.Background()
 	defer startCPU().report(b)
 	for b.Loop() {
-		y, err := Open(stateDir, memoryDir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_, err = y.FreshSearch(ctx, Query{Words: "tabs", Project: "memoryd"})
-		y.Close()
-		if err != nil {
+		if _, err := Find(ctx, stateDir, memoryDir, Query{Words: "tabs", Project: "memoryd"}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkProcess10k is a whole `memoryd search` as a process: this test
-// binary started to open, FreshSearch and close once. Its start-up
+// binary started to Find once. Its start-up
 // costs about what memoryd's does.
 func BenchmarkProcess10k(b *testing.B) {
 	x := benchIndex(b)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -314,5 +316,51 @@ func TestFreshSearch(t *testing.T) {
 	search(d, "firefox", "user-browser.md")
 	if _, err := z.FreshSearch(ctx, Query{Words: " - "}); !errors.Is(err, ErrNoWords) {
 		t.Errorf("FreshSearch of no words: %v, want ErrNoWords", err)
+	}
+}
+
+// TestFind: a command's one search opens the index, answers as the files
+// are, and closes it.
+func TestFind(t *testing.T) {
+	f := newFolder(t, tabsFact)
+	ctx := context.Background()
+	for _, c := range []struct {
+		change func()
+		words  string
+		want   []string
+	}{
+		{func() {}, "tabs", []string{tabsFact.file()}}, // no index yet
+		{func() { f.write(fact{"user", "editor", "Editor", "", "Uses vim."}) }, "vim", []string{"user-editor.md"}},
+		{func() { f.remove("user-editor.md") }, "vim", nil},
+	} {
+		c.change()
+		q := Query{Words: c.words}
+		hits, err := Find(ctx, f.stateDir, f.memoryDir, q)
+		if err != nil {
+			t.Fatalf("Find(%q): %v", c.words, err)
+		}
+		wantFiles(t, q, files(hits), c.want...)
+	}
+}
+
+// TestSumStamps: a fingerprint does not depend on the order the files come
+// in, and changes with any file's stamp.
+func TestSumStamps(t *testing.T) {
+	var list []index.FileStamp
+	for i := range 5000 {
+		list = append(list, index.FileStamp{File: fmt.Sprintf("user-%d.md", i), Stamp: index.Stamp{Size: int64(i), Mtime: int64(i) * 7, Ino: uint64(i)}})
+	}
+	sum := sumStamps(list)
+	shuffled := slices.Clone(list)
+	rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	if got := sumStamps(shuffled); got != sum {
+		t.Errorf("shuffled: %s, want %s", got, sum)
+	}
+	shuffled[1234].Ctime++
+	if sumStamps(shuffled) == sum {
+		t.Error("a changed ctime left the fingerprint as it was")
+	}
+	if sumStamps(list[:4999]) == sum {
+		t.Error("a file less left the fingerprint as it was")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"runtime"
+	"sync"
 
 	"github.com/memoryd/memoryd/index"
 )
@@ -43,10 +45,30 @@ func takeFingerprint(dir string) (fingerprint, error) {
 // guards against accidents, not against someone crafting files to collide,
 // which would only make a search miss an edit.
 func sumStamps(found []index.FileStamp) string {
+	// The hashes are added up, so parts of the list can be hashed at once.
+	n := len(found)
+	parts := max(1, min(runtime.GOMAXPROCS(0), 4, n/2048))
+	sums := make([][2]uint64, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { sums[k] = hashStamps(found[k*n/parts : (k+1)*n/parts]) })
+	}
+	wg.Wait()
 	var hi, lo uint64
+	for _, s := range sums {
+		hi, lo = hi+s[0], lo+s[1]
+	}
+	out := binary.LittleEndian.AppendUint64(nil, uint64(n))
+	out = binary.LittleEndian.AppendUint64(out, hi)
+	out = binary.LittleEndian.AppendUint64(out, lo)
+	return hex.EncodeToString(out)
+}
+
+// hashStamps is the sum of the hashes of found, in two halves.
+func hashStamps(found []index.FileStamp) (sum [2]uint64) {
 	h := fnv.New128a()
 	buf := make([]byte, 0, 256)
-	sum := make([]byte, 0, 16)
+	out := make([]byte, 0, 16)
 	for _, f := range found {
 		buf = append(buf[:0], f.File...)
 		buf = append(buf, 0)
@@ -57,14 +79,11 @@ func sumStamps(found []index.FileStamp) string {
 		buf = binary.LittleEndian.AppendUint32(buf, f.Mode)
 		h.Reset()
 		h.Write(buf)
-		sum = h.Sum(sum[:0])
-		hi += binary.LittleEndian.Uint64(sum[:8])
-		lo += binary.LittleEndian.Uint64(sum[8:])
+		out = h.Sum(out[:0])
+		sum[0] += binary.LittleEndian.Uint64(out[:8])
+		sum[1] += binary.LittleEndian.Uint64(out[8:])
 	}
-	out := binary.LittleEndian.AppendUint64(nil, uint64(len(found)))
-	out = binary.LittleEndian.AppendUint64(out, hi)
-	out = binary.LittleEndian.AppendUint64(out, lo)
-	return hex.EncodeToString(out)
+	return sum
 }
 
 // keep reports whether walkStamps lists the directory entry rel (a memory

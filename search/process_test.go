@@ -36,19 +36,13 @@ func TestMain(m *testing.M) {
 // afterTests are run by TestMain when every test and benchmark is done.
 var afterTests []func()
 
-// child is a `memoryd search` run n times over: open, FreshSearch, close.
+// child is a `memoryd search` run n times over: Find.
 // Every search must find the tabs fact.
 func child(n string) int {
 	iterations, _ := strconv.Atoi(n)
 	ctx := context.Background()
 	for i := range iterations {
-		x, err := Open(os.Getenv(childState), os.Getenv(childMemory))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "iteration %d: Open: %v\n", i, err)
-			return 1
-		}
-		hits, err := x.FreshSearch(ctx, Query{Words: "tabs", All: true})
-		x.Close()
+		hits, err := Find(ctx, os.Getenv(childState), os.Getenv(childMemory), Query{Words: "tabs", All: true})
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "iteration %d: %v\n", i, err)
 			return 1

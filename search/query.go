@@ -117,19 +117,51 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 	if state.Held(x.stateDir, state.DaemonLock) {
 		return x.Search(ctx, q)
 	}
+	return x.freshSearch(ctx, q, startFingerprint(x.memoryDir))
+}
+
+// Find is FreshSearch for a command that searches once: without a daemon,
+// the folder's fingerprint is taken from the start, while the index is
+// opened.
+func Find(ctx context.Context, stateDir, memoryDir string, q Query) ([]Hit, error) {
+	var took <-chan taken
+	if !state.Held(stateDir, state.DaemonLock) {
+		took = startFingerprint(memoryDir)
+	}
+	x, err := Open(stateDir, memoryDir)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	if took == nil {
+		return x.Search(ctx, q)
+	}
+	return x.freshSearch(ctx, q, took)
+}
+
+// taken is a fingerprint taken on a goroutine of its own.
+type taken struct {
+	fp  fingerprint
+	err error
+}
+
+func startFingerprint(dir string) <-chan taken {
+	took := make(chan taken, 1)
+	go func() {
+		fp, err := takeFingerprint(dir)
+		took <- taken{fp, err}
+	}()
+	return took
+}
+
+// freshSearch searches while the fingerprint comes, and again from the
+// files when it is not the index's.
+func (x *Index) freshSearch(ctx context.Context, q Query, took <-chan taken) ([]Hit, error) {
 	words := queryWords(q.Words)
 	if len(words) == 0 {
 		return nil, ErrNoWords
 	}
-	type taken struct {
-		fp  fingerprint
-		err error
-	}
-	took := make(chan taken, 1)
-	go func() {
-		fp, err := takeFingerprint(x.memoryDir)
-		took <- taken{fp, err}
-	}()
+	var t *taken
 	var hits []Hit
 	err := x.do(ctx, func() error {
 		stored, err := storedFingerprint(x.db)
@@ -141,8 +173,10 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 				return err
 			}
 		}
-		t := <-took
-		took <- t // kept for another attempt, should x.do run this again
+		if t == nil { // once: x.do may run this again
+			got := <-took
+			t = &got
+		}
 		if t.err != nil || stored == t.fp.sum {
 			return t.err
 		}

@@ -64,15 +64,10 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	x, err := search.Open(f.stateDir, f.dir)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
 	n, _ := strconv.Atoi(flagString(fs, "n"))
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n}
-	hits, err := x.FreshSearch(ctx, q)
+	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
 	if err != nil {
 		return err
 	}
