@@ -62,15 +62,16 @@ type Query struct {
 }
 
 // Hit is one fact found, best first.
+// Its JSON keys are those of `memoryd list --json`.
 type Hit struct {
-	File        string  // relative to the memory folder
-	Name        string  // frontmatter name, or derived from File
-	Title       string  // frontmatter title, "" when it has none
-	Description string  // frontmatter description
-	Type        string  // metadata.type, lower-cased; "" when missing
-	Project     string  // the fact's project (index.Memory.Scope), "" for a global fact
-	Snippet     string  // words of the body around the best match (its start when none is there), one line
-	Score       float64 // higher is better; only comparable within one search
+	File        string  `json:"file"`              // relative to the memory folder
+	Name        string  `json:"name"`              // frontmatter name, or derived from File
+	Title       string  `json:"title,omitempty"`   // frontmatter title, "" when it has none
+	Description string  `json:"description"`       // frontmatter description
+	Type        string  `json:"type"`              // metadata.type, lower-cased; "" when missing
+	Project     string  `json:"project,omitempty"` // the fact's project (index.Memory.Scope), "" for a global fact
+	Snippet     string  `json:"snippet"`           // words of the body around the best match (its start when none is there), one line
+	Score       float64 `json:"score"`             // higher is better; only comparable within one search
 }
 
 // Search returns the facts that best match q, best first. An index without

@@ -40,7 +40,14 @@ func TestSearchAndList(t *testing.T) {
 	if !strings.Contains(out, "project-beta-deploy.md") {
 		t.Fatalf("search --all:\n%s", out)
 	}
+	out, _, _ = w.runCmd2(nil, "search", "--project", "alpha", "--json", "deploy")
+	if !strings.Contains(out, `"file": "project-alpha-deploy.md"`) || !strings.Contains(out, `"snippet": "Deploy alpha`) {
+		t.Fatalf("search --json (keys as list --json has them):\n%s", out)
+	}
 	out, _, _ = w.runCmd2(nil, "list", "--project", "alpha", "--json")
+	if !strings.Contains(out, `"file": "`) {
+		t.Fatalf("list --json:\n%s", out)
+	}
 	var list []struct{ File, Project string }
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 3 {
 		t.Fatalf("list --json: %v\n%s", err, out)
