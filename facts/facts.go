@@ -213,7 +213,7 @@ func (w *Writer) keepHandLines(ctx context.Context, cur *index.Memory, body stri
 // and commits, saying why. A readonly fact is not forgotten.
 func (w *Writer) Forget(ctx context.Context, name, reason string) (Done, error) {
 	if strings.TrimSpace(reason) == "" {
-		return Done{}, fmt.Errorf("%w: say why it is forgotten (--reason)", ErrInvalid)
+		return Done{}, fmt.Errorf("%w: say why it is forgotten", ErrInvalid)
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
 		m, err := Find(snap, name)

@@ -144,6 +144,9 @@ func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if len(args) != 1 {
 		return usageError{"name one fact: NAME or FILE"}
 	}
+	if strings.TrimSpace(flagString(fs, "reason")) == "" {
+		return usageError{"say why it is forgotten: --reason WHY (it goes into the commit message)"}
+	}
 	f, w, err := factWriter(e, fs)
 	if err != nil {
 		return err

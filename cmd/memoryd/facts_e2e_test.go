@@ -41,7 +41,7 @@ func TestAddShowForget(t *testing.T) {
 		{[]string{"add", "--type", "feedback", "--name", "prefers-tabs", "--description", "Tabs", "Tabs again."}, "already exists; replace it explicitly", 1},
 		{[]string{"add", "--type", "user", "--name", "indent", "--description", "Indent", "use tabs for indentation"}, "duplicates another fact feedback-prefers-tabs.md", 1},
 		{[]string{"add", "--type", "user", "--name", "x", "--description", "d"}, "give the body as an argument", 2},
-		{[]string{"forget", "prefers-tabs"}, "say why it is forgotten (--reason)", 1},
+		{[]string{"forget", "prefers-tabs"}, "say why it is forgotten: --reason WHY", 2},
 		{[]string{"forget", "nothing-here", "--reason", "x"}, `no such fact "nothing-here"`, 1},
 		{[]string{"show", "nothing-here"}, `no such fact "nothing-here"`, 1},
 	}
