@@ -54,6 +54,9 @@ func TestWhyClaudeAndCodex(t *testing.T) {
 	if strings.Contains(out, "Tr0ub4dor") {
 		t.Errorf("the password reached the output:\n%s", out)
 	}
+	if strings.Contains(out, "level=INFO") {
+		t.Errorf("why prints the daemon's notices:\n%s", out)
+	}
 	out, _ = w.runCmd(nil, "why", "snake-case-json")
 	if !strings.Contains(out, "- codex, session ") || !strings.Contains(out, "| [user] Don't forget: the API uses snake_case JSON.") {
 		t.Errorf("why snake-case-json:\n%s", out)

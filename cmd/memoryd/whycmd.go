@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/memoryd/memoryd/extractor"
@@ -32,6 +33,12 @@ func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	if err := printCommits(ctx, e.stdout, f, m.File); err != nil {
 		return err
 	}
+	if !slices.ContainsFunc(m.Sources, func(s index.Source) bool { return s.Session != "" }) {
+		return nil // no transcript to show
+	}
+	// Opening the transcript stores is the daemon's news, not this
+	// command's: keep the warnings, not the notices.
+	f.log = newLogger(e.stderr, "warn")
 	return printExcerpts(ctx, e.stdout, f, m.Sources)
 }
 
