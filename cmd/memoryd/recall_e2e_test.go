@@ -32,6 +32,9 @@ func TestSearchAndList(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(lines[0], "feedback-indent-with-tabs.md") || strings.Contains(out, "beta-deploy") {
 		t.Fatalf("search indenting (a name hit first, stemming, no other project):\n%s", out)
 	}
+	if out, code := w.runCmd(nil, "search", "--", "?!"); code != 2 || !strings.Contains(out, `give words to search for: "?!" has no letters or digits`) {
+		t.Fatalf("search of no words: %d\n%s", code, out)
+	}
 	out, _ = w.runCmd(nil, "search", "--project", "alpha", "deploy")
 	if !strings.HasPrefix(out, "project-alpha-deploy.md") || strings.Contains(out, "beta") {
 		t.Fatalf("search deploy in alpha:\n%s", out)

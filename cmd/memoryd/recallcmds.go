@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,6 +69,9 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n}
 	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
+	if errors.Is(err, search.ErrNoWords) {
+		return usageError{fmt.Sprintf("give words to search for: %q has no letters or digits", q.Words)}
+	}
 	if err != nil {
 		return err
 	}
