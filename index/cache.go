@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // entry is one cached file.
@@ -190,7 +191,9 @@ func (s *Store) load(rel string, typ fs.FileMode, prev *entry) *entry {
 		return e
 	}
 	s.parses.Add(1)
-	e.mem, e.err = parse(rel, data, e.hash)
+	// data was read for this alone and is not changed again: the Memory
+	// may keep its bytes as its strings, without a copy.
+	e.mem, e.err = parse(rel, unsafe.String(unsafe.SliceData(data), len(data)), e.hash)
 	return e
 }
 

@@ -26,8 +26,7 @@ func fastFields(text string) (fields, bool) {
 	if !plainText(text) {
 		return fields{}, false
 	}
-	var r fastReader
-	r.levels, r.keys = append(r.levelBuf[:0], fastLevel{}), r.keyBuf[:0]
+	r := fastReader{nlevels: 1} // the top level, open from the start
 	for line := range strings.Lines(text) {
 		line = strings.TrimSuffix(line, "\n")
 		body := strings.TrimLeft(line, " ")
@@ -53,17 +52,20 @@ func fastFields(text string) (fields, bool) {
 // and two levels below (metadata.source and a mapping inside it).
 const maxFastDepth = 4
 
+// maxFastKeys is the most keys fastFields keeps track of at once, in the
+// open mappings together; a frontmatter with more goes to yaml.v3.
+const maxFastKeys = 96
+
 // fastReader is the state of fastFields between lines.
 type fastReader struct {
 	f                 fields
 	topType, metaType string
-	levels            []fastLevel // the open mappings, the top first
-	keys              []string    // the keys seen in each open mapping, to leave duplicates to yaml.v3
-	open              string      // the previous key when it had no value: it may open a block
-	opened            bool        // open is set
-
-	levelBuf [maxFastDepth]fastLevel
-	keyBuf   [24]string
+	levels            [maxFastDepth]fastLevel // the open mappings, the top first
+	nlevels           int                     // how many are open
+	keys              [maxFastKeys]string     // the keys seen in each open mapping, to leave duplicates to yaml.v3
+	nkeys             int                     // how many keys holds
+	open              string                  // the previous key when it had no value: it may open a block
+	opened            bool                    // open is set
 }
 
 // fastLevel is one open block mapping.
@@ -76,36 +78,38 @@ type fastLevel struct {
 // pair reads one "key: value" or "key:" line indented by depth.
 func (r *fastReader) pair(depth int, key, val string, hasVal bool) bool {
 	popped := false
-	for len(r.levels) > 1 && depth < r.levels[len(r.levels)-1].indent {
-		r.keys = r.keys[:r.levels[len(r.levels)-1].start]
-		r.levels = r.levels[:len(r.levels)-1]
+	for r.nlevels > 1 && depth < r.levels[r.nlevels-1].indent {
+		r.nkeys = r.levels[r.nlevels-1].start
+		r.nlevels--
 		popped = true
 	}
-	top := &r.levels[len(r.levels)-1]
+	top := &r.levels[r.nlevels-1]
 	switch {
 	case depth > top.indent:
 		// The first line of a block: only right under a "key:" line,
 		// and not under a known key, which must be a single value.
-		if popped || !r.opened || len(r.levels) == maxFastDepth || r.known(r.open) {
+		if popped || !r.opened || r.nlevels == maxFastDepth || r.known(r.open) {
 			return false
 		}
-		r.levels = append(r.levels, fastLevel{indent: depth, key: r.open, start: len(r.keys)})
-		top = &r.levels[len(r.levels)-1]
+		r.levels[r.nlevels] = fastLevel{indent: depth, key: r.open, start: r.nkeys}
+		r.nlevels++
+		top = &r.levels[r.nlevels-1]
 	case depth < top.indent:
 		return false // between two levels
 	}
 	r.opened = false
-	if mine := r.keys[top.start:]; len(mine) >= 64 || slices.Contains(mine, key) {
+	if mine := r.keys[top.start:r.nkeys]; len(mine) >= 64 || r.nkeys == maxFastKeys || slices.Contains(mine, key) {
 		return false
 	}
-	r.keys = append(r.keys, key)
+	r.keys[r.nkeys] = key
+	r.nkeys++
 	if !hasVal {
 		r.open, r.opened = key, true // a null, or the start of a block
 	}
 	switch {
-	case len(r.levels) == 1:
+	case r.nlevels == 1:
 		return r.topPair(key, val, hasVal)
-	case len(r.levels) == 2 && top.key == "metadata":
+	case r.nlevels == 2 && top.key == "metadata":
 		return r.metaPair(key, val)
 	}
 	return true
@@ -114,7 +118,7 @@ func (r *fastReader) pair(depth int, key, val string, hasVal bool) bool {
 // known reports whether key, in the mapping now innermost, is one the
 // fields come from, which must not open a block.
 func (r *fastReader) known(key string) bool {
-	switch len(r.levels) {
+	switch r.nlevels {
 	case 1:
 		switch key {
 		case "name", "title", "description", "type":

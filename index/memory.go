@@ -159,14 +159,16 @@ func Parse(rel string, data []byte) (*Memory, error) {
 		return nil, &ParseError{rel, 0, fmt.Sprintf("file is %d bytes, more than the limit of %d", len(data), MaxFileSize)}
 	}
 	sum := sha256.Sum256(data)
-	return parse(rel, data, hex.EncodeToString(sum[:]))
+	return parse(rel, string(data), hex.EncodeToString(sum[:]))
 }
 
-func parse(rel string, data []byte, hash string) (*Memory, error) {
-	if !utf8.Valid(data) {
-		return nil, &ParseError{rel, invalidUTF8Line(data), "not valid UTF-8 text"}
+// parse is Parse of the file's text, whose sha256 is hash. The Memory
+// shares the text's bytes.
+func parse(rel, data, hash string) (*Memory, error) {
+	if !utf8.ValidString(data) {
+		return nil, &ParseError{rel, invalidUTF8Line([]byte(data)), "not valid UTF-8 text"}
 	}
-	text := toLF(strings.TrimPrefix(string(data), bom))
+	text := toLF(strings.TrimPrefix(data, bom))
 	if line := conflictMarkerLine(text); line > 0 {
 		return nil, &ParseError{rel, line, "git conflict marker: finish the merge and remove the markers"}
 	}
