@@ -62,6 +62,7 @@ type loop struct {
 	job          jobKind
 	results      chan jobResult
 	jobCancel    context.CancelFunc
+	search       *searchSync // nil without a search index
 	commitFails  int
 	commitRetry  time.Time // zero: no retry scheduled
 	compact      state.Compaction
@@ -88,6 +89,10 @@ func newLoop(d *Daemon) *loop {
 
 func (l *loop) run(ctx context.Context) error {
 	now := time.Now()
+	if x := l.d.deps.Search; x != nil {
+		l.search = startSearchSync(ctx, x, l.log)
+		defer l.search.wait()
+	}
 	l.loadCompactState(now)
 	l.initStatus(now)
 	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
@@ -222,10 +227,8 @@ func (l *loop) rebuild(now time.Time) {
 			l.log.Warn("copy the index where agents read it", "err", perr)
 		}
 	}
-	if x := l.d.deps.Search; x != nil {
-		if serr := x.Sync(context.Background(), store.Snapshot()); serr != nil {
-			l.log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", serr)
-		}
+	if l.search != nil {
+		l.search.offer(store.Snapshot())
 	}
 	if err != nil {
 		l.log.Error("rebuild index", "err", err)
