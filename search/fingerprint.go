@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"runtime"
-	"sync"
 
 	"github.com/memoryd/memoryd/index"
 )
@@ -45,22 +43,10 @@ func takeFingerprint(dir string) (fingerprint, error) {
 // guards against accidents, not against someone crafting files to collide,
 // which would only make a search miss an edit.
 func sumStamps(found []index.FileStamp) string {
-	// The hashes are added up, so parts of the list can be hashed at once.
-	n := len(found)
-	parts := max(1, min(runtime.GOMAXPROCS(0), 4, n/2048))
-	sums := make([][2]uint64, parts)
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Go(func() { sums[k] = hashStamps(found[k*n/parts : (k+1)*n/parts]) })
-	}
-	wg.Wait()
-	var hi, lo uint64
-	for _, s := range sums {
-		hi, lo = hi+s[0], lo+s[1]
-	}
-	out := binary.LittleEndian.AppendUint64(nil, uint64(n))
-	out = binary.LittleEndian.AppendUint64(out, hi)
-	out = binary.LittleEndian.AppendUint64(out, lo)
+	sum := hashStamps(found)
+	out := binary.LittleEndian.AppendUint64(nil, uint64(len(found)))
+	out = binary.LittleEndian.AppendUint64(out, sum[0])
+	out = binary.LittleEndian.AppendUint64(out, sum[1])
 	return hex.EncodeToString(out)
 }
 
