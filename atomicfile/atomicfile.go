@@ -14,7 +14,8 @@ import (
 )
 
 // TempPrefix starts the name of every temporary file Write creates. The name
-// is hidden (leading dot), so watchers, the index and commits ignore it.
+// is hidden (leading dot), so watchers, the index and commits ignore it; one
+// left by a process that died mid-write is removed by Sweep.
 const TempPrefix = ".memoryd-tmp-"
 
 // IsTemp reports whether base is the name of one of Write's temporary files.
@@ -52,12 +53,16 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 		return false, fmt.Errorf("write %s: %w", target, err)
 	}
 
-	f, err := os.CreateTemp(parent, TempPrefix+"*")
+	f, err := createTemp(parent)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
 	}
 	tmp := f.Name()
+	closed := false
 	defer func() {
+		if !closed {
+			f.Close()
+		}
 		if err != nil {
 			os.Remove(tmp)
 		}
@@ -68,14 +73,20 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil && !holdOpen {
+		closed, err = true, f.Close()
 	}
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
+	}
+	if !closed {
+		closed = true
+		if err = f.Close(); err != nil {
+			return true, fmt.Errorf("write %s: %w", target, err)
+		}
 	}
 	if err = syncDir(parent); err != nil {
 		return true, fmt.Errorf("write %s: sync folder: %w", target, err)

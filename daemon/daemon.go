@@ -6,11 +6,15 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/compactor"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
@@ -119,6 +123,7 @@ func New(opts Options, deps Deps) *Daemon {
 // pending and returns nil. Every goroutine it starts has ended when it
 // returns.
 func (d *Daemon) Run(ctx context.Context) error {
+	d.sweep()
 	wctx, stopWatcher := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -134,4 +139,22 @@ func (d *Daemon) Run(ctx context.Context) error {
 	stopWatcher()
 	wg.Wait()
 	return err
+}
+
+// sweep removes the temporary files that a memoryd process killed mid-write
+// left in the memory and state folders (atomicfile.Sweep): they would show
+// in the user's git status for good.
+func (d *Daemon) sweep() {
+	for _, dir := range []string{d.opts.MemoryDir, d.opts.StateDir} {
+		if dir == "" {
+			continue
+		}
+		removed, err := atomicfile.Sweep(dir)
+		for _, name := range removed {
+			d.log.Info("removed a temporary file left by a write that was cut short", "file", filepath.Join(dir, name))
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			d.log.Warn("could not remove temporary files left by a write that was cut short", "dir", dir, "err", err)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/memoryd/memoryd/atomicfile"
 	"github.com/memoryd/memoryd/compactor"
 	"github.com/memoryd/memoryd/extractor"
 	"github.com/memoryd/memoryd/gitstore"
@@ -421,6 +422,30 @@ func TestLoopExtractionIdleDebounceAndKeyword(t *testing.T) {
 		synctest.Wait()
 		if len(ex.get("idle")) != 1 || len(ex.get("kw")) != 1 {
 			t.Fatal("a session without changes was extracted again")
+		}
+		f.shutdown()
+	})
+}
+
+// A write cut short by a kill leaves its temporary file behind; the next
+// start removes it from both folders, so it never lingers in git status.
+func TestRunSweepsAbandonedTempFiles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		var left []string
+		for _, dir := range []string{f.opts.MemoryDir, f.opts.StateDir} {
+			tmp, err := os.CreateTemp(dir, atomicfile.TempPrefix+"*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp.Close()
+			left = append(left, tmp.Name())
+		}
+		f.start()
+		for _, p := range left {
+			if _, err := os.Lstat(p); err == nil {
+				t.Errorf("%s still there after the daemon started", p)
+			}
 		}
 		f.shutdown()
 	})
