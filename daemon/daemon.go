@@ -143,7 +143,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 // sweep removes the temporary files that a memoryd process killed mid-write
 // left in the memory and state folders (atomicfile.Sweep): they would show
-// in the user's git status for good.
+// in the user's git status for good. It runs at start and at every
+// compaction poll (10 minutes), a listing of the folder each time.
 func (d *Daemon) sweep() {
 	for _, dir := range []string{d.opts.MemoryDir, d.opts.StateDir} {
 		if dir == "" {

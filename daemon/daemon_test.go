@@ -447,6 +447,23 @@ func TestRunSweepsAbandonedTempFiles(t *testing.T) {
 				t.Errorf("%s still there after the daemon started", p)
 			}
 		}
+		// One left while the daemon runs (a command killed mid-write) goes
+		// at the next compaction poll.
+		tmp, err := os.CreateTemp(f.opts.MemoryDir, atomicfile.TempPrefix+"*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp.Close()
+		time.Sleep(f.opts.Compact.Poll - time.Second)
+		synctest.Wait()
+		if _, err := os.Lstat(tmp.Name()); err != nil {
+			t.Fatalf("removed before the poll: %v", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if _, err := os.Lstat(tmp.Name()); err == nil {
+			t.Errorf("%s still there after a compaction poll", tmp.Name())
+		}
 		f.shutdown()
 	})
 }

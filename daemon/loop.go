@@ -137,6 +137,9 @@ func (l *loop) run(ctx context.Context) error {
 			now = time.Now()
 			l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
 			compactT.Reset(l.d.opts.Compact.Poll)
+			if !l.paused {
+				l.d.sweep() // a command killed while the daemon runs
+			}
 			l.maybeCompact(ctx, now)
 		case <-activity:
 			now = time.Now()
