@@ -67,6 +67,7 @@ func (w *Writer) SaveAll(ctx context.Context, items []Item, message func(n int) 
 	if _, err := store.Settle(); err != nil {
 		return results, "", err
 	}
+	w.searchable(ctx, store)
 	if w.opts.Repo == nil {
 		return results, "", nil
 	}

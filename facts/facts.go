@@ -65,6 +65,11 @@ type Options struct {
 	Wait time.Duration
 	// Now is the clock for metadata.updated; nil means time.Now.
 	Now func() time.Time
+	// Search, when set, is handed the folder as each write left it
+	// (search.Update), so a search right after the write finds it. The
+	// search index is a cache the next search repairs: a failure here does
+	// not fail the write.
+	Search func(context.Context, index.Snapshot) error
 }
 
 // Writer writes facts into one memory folder. Safe for concurrent use: the
@@ -350,8 +355,16 @@ func (w *Writer) locked(ctx context.Context, plan func(index.Snapshot) (Done, []
 	if _, err := store.Settle(); err != nil {
 		return done, err
 	}
+	w.searchable(ctx, store)
 	done.Commit, err = w.commit(ctx, done)
 	return done, err
+}
+
+// searchable brings the search index up to the settled store.
+func (w *Writer) searchable(ctx context.Context, store *index.Store) {
+	if w.opts.Search != nil {
+		_ = w.opts.Search(ctx, store.Snapshot())
+	}
 }
 
 // lock takes the write lock, waiting up to Options.Wait for another writer.

@@ -3,6 +3,7 @@ package facts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +220,34 @@ func TestSaveRecordsProjectAndDate(t *testing.T) {
 		if _, err := w.w.Save(ctx, bad, false); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestWritesHandTheFolderToSearch: every write hands the search index a
+// scan of the folder as the write left it.
+func TestWritesHandTheFolderToSearch(t *testing.T) {
+	w := newWorld(t)
+	var got [][]string
+	w.w.opts.Search = func(_ context.Context, snap index.Snapshot) error {
+		var files []string
+		for _, m := range snap.Memories {
+			files = append(files, m.File)
+		}
+		got = append(got, files)
+		return errors.New("a broken search index does not fail the write")
+	}
+	if _, err := w.w.Save(ctx, tabs, false); err != nil {
+		t.Fatal(err)
+	}
+	item := Item{Fact: Fact{Type: "user", Name: "shell", Description: "Uses fish", Body: "fish"}}
+	if _, _, err := w.w.SaveAll(ctx, []Item{item}, func(int) string { return "memory: import" }, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.w.Forget(ctx, "prefers-tabs", "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"feedback-prefers-tabs.md"}, {"feedback-prefers-tabs.md", "user-shell.md"}, {"user-shell.md"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("search was handed %q, want %q", got, want)
 	}
 }

@@ -364,3 +364,32 @@ func TestSumStamps(t *testing.T) {
 		t.Error("a file less left the fingerprint as it was")
 	}
 }
+
+// TestUpdate: a command that wrote brings an existing index up to the
+// folder, fingerprint and all, so that neither a daemon's index nor the
+// next command's check misses or re-scans the change; without an index it
+// makes none.
+func TestUpdate(t *testing.T) {
+	f := newFolder(t, tabsFact)
+	ctx := context.Background()
+	if err := Update(ctx, f.stateDir, f.memoryDir, f.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(f.dbPath()); err == nil {
+		t.Fatal("Update made a search index where there was none")
+	}
+	first := f.open()
+	find(t, first, Query{Words: "tabs"}) // builds the index
+	first.Close()
+	f.write(fact{"user", "shell", "Shell", "", "Uses fish."})
+	if err := Update(ctx, f.stateDir, f.memoryDir, f.snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	x := f.open()
+	if got := find(t, x, Query{Words: "fish"}); !slices.Equal(got, []string{"user-shell.md"}) {
+		t.Fatalf("after Update: %q", got)
+	}
+	if err := x.Fresh(ctx); err != nil || x.scans != 0 {
+		t.Fatalf("Fresh after Update: %d scans (%v), want none", x.scans, err)
+	}
+}

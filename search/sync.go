@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/state"
 )
 
 // optimizeAfter is how many rows a change must touch before the full-text
@@ -54,6 +57,23 @@ func (x *Index) Sync(ctx context.Context, snap index.Snapshot) error {
 // Sync's rules. It fails only when the memory folder cannot be read.
 func (x *Index) Fresh(ctx context.Context) error {
 	return x.do(ctx, func() error { return x.fresh(ctx) })
+}
+
+// Update is Sync for a command that has just written into the folder and
+// holds a scan of it made afterwards (snap): a search right after the
+// command finds the change without waiting for the daemon to index it.
+// Without a search index yet it does nothing — the first search builds one,
+// and a write never pays for that.
+func Update(ctx context.Context, stateDir, memoryDir string, snap index.Snapshot) error {
+	if _, err := os.Lstat(filepath.Join(stateDir, state.SearchFile)); err != nil {
+		return nil
+	}
+	x, err := Open(stateDir, memoryDir)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	return x.Sync(ctx, snap)
 }
 
 func (x *Index) fresh(ctx context.Context) error {

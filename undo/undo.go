@@ -52,6 +52,9 @@ type Options struct {
 	// are replaced (and stay in history).
 	Force bool
 	Owner string // lock owner text; "" gives "memoryd undo"
+	// Search, when set, is handed the folder as the undo left it
+	// (search.Update); its failure does not fail the undo.
+	Search func(context.Context, index.Snapshot) error
 }
 
 // Result says what Run did.
@@ -177,7 +180,7 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if _, err := index.NewStore(u.opts.Dir).Settle(); err != nil {
+	if err := u.settle(ctx); err != nil {
 		return res, err
 	}
 	touched := make(map[string]bool, len(files))
@@ -227,7 +230,7 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if _, err := index.NewStore(u.opts.Dir).Settle(); err != nil {
+	if err := u.settle(ctx); err != nil {
 		return res, err
 	}
 	c, err := u.opts.Repo.CommitPending(ctx, index.Tracked, gitstore.CommitMessage)
@@ -239,3 +242,16 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 }
 
 func short(hash string) string { return hash[:min(12, len(hash))] }
+
+// settle writes the folder's indexes for its files as they now are, and
+// brings the search index up to them.
+func (u *undoer) settle(ctx context.Context) error {
+	store := index.NewStore(u.opts.Dir)
+	if _, err := store.Settle(); err != nil {
+		return err
+	}
+	if u.opts.Search != nil {
+		_ = u.opts.Search(ctx, store.Snapshot())
+	}
+	return nil
+}

@@ -152,7 +152,8 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Force: flagString(fs, "force") == "true"}
+	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Force: flagString(fs, "force") == "true",
+		Search: f.updateSearch}
 	if len(args) == 1 {
 		opts.Commit = args[0]
 	}

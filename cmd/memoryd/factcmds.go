@@ -48,7 +48,7 @@ func factWriter(e env, fs *flag.FlagSet) (*folder, *facts.Writer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: "cli"}), nil
+	return f, f.writer("cli"), nil
 }
 
 func runAdd(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
@@ -175,7 +175,7 @@ func runEdit(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	defer os.Remove(tmp.Name())
 	tmp.Write(data)
 	tmp.Close()
-	w := facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: "cli"})
+	w := f.writer("cli")
 	for {
 		done, edited, err := editOnce(ctx, e, f, w, m, tmp.Name(), data)
 		if done || err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"os"
 
 	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/facts"
 	"github.com/memoryd/memoryd/gitstore"
 	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/search"
 	"github.com/memoryd/memoryd/secrets"
 	"github.com/memoryd/memoryd/state"
 )
@@ -109,4 +112,17 @@ func secretScreen(dir string) func(rel string) string {
 		}
 		return ""
 	}
+}
+
+// writer is the fact writer for the folder; who names it in the lock and in
+// commit messages ("cli", "import"). Each write brings the search index up
+// to the files (search.Update), so a search right after it finds the change.
+func (f *folder) writer(who string) *facts.Writer {
+	return facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: who, Search: f.updateSearch})
+}
+
+// updateSearch brings the folder's search index, when there is one, up to
+// snap, a scan made after a write.
+func (f *folder) updateSearch(ctx context.Context, snap index.Snapshot) error {
+	return search.Update(ctx, f.stateDir, f.dir, snap)
 }

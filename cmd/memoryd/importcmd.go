@@ -49,7 +49,7 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	for i, c := range found {
 		items[i] = c.Item
 	}
-	w := facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: "import"})
+	w := f.writer("import")
 	message := func(n int) string {
 		return fmt.Sprintf("memory: import %d %s from Claude Code", n, plural(n, "fact", "facts"))
 	}

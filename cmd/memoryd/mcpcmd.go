@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memoryd/memoryd/facts"
 	"github.com/memoryd/memoryd/mcpserver"
 	"github.com/memoryd/memoryd/project"
 	"github.com/memoryd/memoryd/search"
@@ -45,9 +44,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Project: project.Slug(cwd),
 		Version: version(),
 		Search:  ls.search,
-		Writer: func(who string) *facts.Writer {
-			return facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: who})
-		},
+		Writer:  f.writer,
 	})
 	err = s.Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

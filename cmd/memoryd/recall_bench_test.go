@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -50,5 +53,50 @@ func BenchmarkRecallProcesses(b *testing.B) {
 		b.ReportMetric(search, "search-ms")
 		b.ReportMetric(ctx/floor, "context-x")
 		b.ReportMetric(search/floor, "search-x")
+	}
+}
+
+// BenchmarkAddProcess measures `memoryd add` at 10,000 facts, no daemon,
+// with a search index it brings up to date (search.Update) and, as the
+// baseline in the same run, without one (Update then does nothing).
+//
+//	go test -run '^$' -bench AddProcess -benchtime 1x ./cmd/memoryd/
+func BenchmarkAddProcess(b *testing.B) {
+	const runs = 10
+	for b.Loop() {
+		w := newWorld(b)
+		writeFacts(w, 10000)
+		if out, code := w.runCmd(nil, "rebuild"); code != 0 {
+			b.Fatalf("rebuild: %s", out)
+		}
+		if out, code := w.runCmd(nil, "search", "widget1"); code != 0 { // builds the search index
+			b.Fatalf("search: %s", out)
+		}
+		db := filepath.Join(w.stateDir(), "search.db")
+		n := 0
+		median := func() float64 {
+			var d []time.Duration
+			for range runs {
+				n++
+				args := []string{"add", "--type", "user", "--name", fmt.Sprintf("added-%d", n),
+					"--description", fmt.Sprintf("Added fact %d", n), fmt.Sprintf("Body of added fact %d.", n)}
+				cmd := exec.Command(binPath, args...)
+				cmd.Env, cmd.Dir = w.env, w.home
+				t0 := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v\n%s", args, err, out)
+				}
+				d = append(d, time.Since(t0))
+			}
+			slices.Sort(d)
+			return float64(d[len(d)/2].Microseconds()) / 1000
+		}
+		with := median()
+		os.Rename(db, db+".away")
+		without := median()
+		os.Rename(db+".away", db)
+		with2 := median()
+		b.ReportMetric(without, "add-no-index-ms")
+		b.ReportMetric((with+with2)/2, "add-ms")
 	}
 }

@@ -79,3 +79,46 @@ func TestSearchAndList(t *testing.T) {
 		t.Fatalf("search without words: %d\n%s", code, out)
 	}
 }
+
+// TestSearchSeesWritesAtOnce: while a daemon runs, a search trusts the
+// daemon to keep the index current — here it is made slow to index — yet a
+// search right after add, forget or undo answers as the files are, because
+// those commands bring the index up to date themselves.
+func TestSearchSeesWritesAtOnce(t *testing.T) {
+	w := newWorld(t)
+	addFact(t, w, "user", "editor", "Uses helix", "Uses the helix editor for everything.")
+	if out, code := w.runCmd(nil, "search", "helix"); code != 0 || !strings.Contains(out, "user-editor.md") {
+		t.Fatalf("search before the daemon (builds the index): %d\n%s", code, out)
+	}
+	p := w.start([]string{"MEMORY_INDEX_DEBOUNCE_MS=600000"}, "run")
+	waitFor(t, "the daemon's status", func() bool { return w.status().PID == p.cmd.Process.Pid })
+
+	search := func(words string) string {
+		t.Helper()
+		out, code := w.runCmd(nil, "search", words)
+		if code != 0 && code != 1 {
+			t.Fatalf("search %s: exit %d\n%s", words, code, out)
+		}
+		return out
+	}
+	addFact(t, w, "user", "shell", "Uses fish", "Uses the fish shell, not bash.")
+	if out := search("fish"); !strings.Contains(out, "user-shell.md") {
+		t.Fatalf("search right after add:\n%s", out)
+	}
+	if out, code := w.runCmd(nil, "forget", "--reason", "switched to zsh", "shell"); code != 0 {
+		t.Fatalf("forget: %d\n%s", code, out)
+	}
+	if out := search("fish"); strings.Contains(out, "user-shell.md") {
+		t.Fatalf("search right after forget still finds it:\n%s", out)
+	}
+	if out, code := w.runCmd(nil, "undo"); code != 0 {
+		t.Fatalf("undo: %d\n%s", code, out)
+	}
+	if out := search("fish"); !strings.Contains(out, "user-shell.md") {
+		t.Fatalf("search right after undo:\n%s", out)
+	}
+	if st := w.status(); !st.Index.RebuiltAt.IsZero() {
+		t.Fatalf("the daemon indexed meanwhile (rebuilt at %v): the test proves nothing", st.Index.RebuiltAt)
+	}
+	p.stop(t)
+}
