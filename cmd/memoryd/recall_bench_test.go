@@ -13,20 +13,14 @@ import (
 // BenchmarkRecallProcesses measures whole `memoryd` processes at 10,000
 // facts, as an agent pays for them: `context` (at every session start) and
 // `search` (without a daemon, so it checks the index is fresh; and with
-// one), against the floor of `memoryd version` in the same run. The daemon's rebuild has written the index files, as it does.
+// one), against the floor of `memoryd version` in the same run. The
+// index files are written, as the daemon's rebuild does.
 //
 //	go test -run '^$' -bench RecallProcesses -benchtime 1x ./cmd/memoryd/
 func BenchmarkRecallProcesses(b *testing.B) {
 	const runs = 40
 	for b.Loop() {
-		w := newWorld(b)
-		writeFacts(w, 10000)
-		if out, code := w.runCmd(nil, "rebuild"); code != 0 {
-			b.Fatalf("rebuild: %s", out)
-		}
-		if out, code := w.runCmd(nil, "search", "widget1"); code != 0 { // builds the search index
-			b.Fatalf("search: %s", out)
-		}
+		w := tenThousandIndexed(b)
 		median := func(args ...string) float64 {
 			var d []time.Duration
 			for range runs {
@@ -56,6 +50,20 @@ func BenchmarkRecallProcesses(b *testing.B) {
 	}
 }
 
+// tenThousandIndexed is a world of 10,000 facts with their index files and
+// search index made.
+func tenThousandIndexed(b *testing.B) *world {
+	w := newWorld(b)
+	writeFacts(w, 10000)
+	if out, code := w.runCmd(nil, "rebuild"); code != 0 {
+		b.Fatalf("rebuild: %s", out)
+	}
+	if out, code := w.runCmd(nil, "search", "widget1"); code != 0 { // builds the search index
+		b.Fatalf("search: %s", out)
+	}
+	return w
+}
+
 // BenchmarkAddProcess measures `memoryd add` at 10,000 facts, no daemon,
 // with a search index it brings up to date (search.Update) and, as the
 // baseline in the same run, without one (Update then does nothing).
@@ -64,14 +72,7 @@ func BenchmarkRecallProcesses(b *testing.B) {
 func BenchmarkAddProcess(b *testing.B) {
 	const runs = 10
 	for b.Loop() {
-		w := newWorld(b)
-		writeFacts(w, 10000)
-		if out, code := w.runCmd(nil, "rebuild"); code != 0 {
-			b.Fatalf("rebuild: %s", out)
-		}
-		if out, code := w.runCmd(nil, "search", "widget1"); code != 0 { // builds the search index
-			b.Fatalf("search: %s", out)
-		}
+		w := tenThousandIndexed(b)
 		db := filepath.Join(w.stateDir(), "search.db")
 		n := 0
 		median := func() float64 {
