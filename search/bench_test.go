@@ -307,6 +307,41 @@ func BenchmarkSyncOneChange10k(b *testing.B) {
 	os.Remove(filepath.Join(x.memoryDir, f.file()))
 }
 
+// BenchmarkUpdateOneChange10k is what a writing command adds: open the
+// index in a new process's way (no cache), Sync one changed fact, close.
+func BenchmarkUpdateOneChange10k(b *testing.B) {
+	x := benchIndex(b)
+	stateDir, memoryDir := x.stateDir, x.memoryDir
+	store := index.NewStore(memoryDir)
+	if err := store.Scan(); err != nil {
+		b.Fatal(err)
+	}
+	if err := x.Sync(context.Background(), store.Snapshot()); err != nil {
+		b.Fatal(err)
+	}
+	x.Close()
+	f := fact{"project", "changing", "A fact that keeps changing", "memoryd", ""}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		f.body = "Version " + strconv.Itoa(i) + " of the body."
+		rel := f.file()
+		if err := os.WriteFile(filepath.Join(memoryDir, rel), []byte(f.content()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := store.Refresh(rel); err != nil {
+			b.Fatal(err)
+		}
+		snap := store.Snapshot()
+		b.StartTimer()
+		if err := Update(context.Background(), stateDir, memoryDir, snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	os.Remove(filepath.Join(memoryDir, f.file()))
+}
+
 // BenchmarkRebuild10k is a full rebuild: no index, then Fresh (scan and
 // parse every file, index them all).
 func BenchmarkRebuild10k(b *testing.B) {
