@@ -137,8 +137,10 @@ func (l *loop) run(ctx context.Context) error {
 			now = time.Now()
 			l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
 			compactT.Reset(l.d.opts.Compact.Poll)
-			if !l.paused {
-				l.d.sweep() // a command killed while the daemon runs
+			// A command killed while the daemon runs. Not beside a job of
+			// its own: on NFS a lock does not keep out its own process.
+			if !l.paused && l.job == jobNone {
+				l.d.sweep()
 			}
 			l.maybeCompact(ctx, now)
 		case <-activity:
