@@ -22,18 +22,7 @@ func BenchmarkRecallProcesses(b *testing.B) {
 	for b.Loop() {
 		w := tenThousandIndexed(b)
 		median := func(args ...string) float64 {
-			var d []time.Duration
-			for range runs {
-				cmd := exec.Command(binPath, args...)
-				cmd.Env, cmd.Dir = w.env, w.home
-				t0 := time.Now()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("%v: %v\n%s", args, err, out)
-				}
-				d = append(d, time.Since(t0))
-			}
-			slices.Sort(d)
-			return float64(d[len(d)/2].Microseconds()) / 1000
+			return medianRun(b, w, runs, func(int) []string { return args })
 		}
 		floor := median("version")
 		ctx := median("context", "--dir", w.home)
@@ -48,6 +37,24 @@ func BenchmarkRecallProcesses(b *testing.B) {
 		b.ReportMetric(ctx/floor, "context-x")
 		b.ReportMetric(search/floor, "search-x")
 	}
+}
+
+// medianRun runs memoryd runs times in w, with the arguments args gives for
+// each run, and returns the median wall time of a process in milliseconds.
+func medianRun(b *testing.B, w *world, runs int, args func(i int) []string) float64 {
+	var d []time.Duration
+	for i := range runs {
+		a := args(i)
+		cmd := exec.Command(binPath, a...)
+		cmd.Env, cmd.Dir = w.env, w.home
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", a, err, out)
+		}
+		d = append(d, time.Since(t0))
+	}
+	slices.Sort(d)
+	return float64(d[len(d)/2].Microseconds()) / 1000
 }
 
 // tenThousandIndexed is a world of 10,000 facts with their index files and
@@ -76,21 +83,11 @@ func BenchmarkAddProcess(b *testing.B) {
 		db := filepath.Join(w.stateDir(), "search.db")
 		n := 0
 		median := func() float64 {
-			var d []time.Duration
-			for range runs {
+			return medianRun(b, w, runs, func(int) []string {
 				n++
-				args := []string{"add", "--type", "user", "--name", fmt.Sprintf("added-%d", n),
+				return []string{"add", "--type", "user", "--name", fmt.Sprintf("added-%d", n),
 					"--description", fmt.Sprintf("Added fact %d", n), fmt.Sprintf("Body of added fact %d.", n)}
-				cmd := exec.Command(binPath, args...)
-				cmd.Env, cmd.Dir = w.env, w.home
-				t0 := time.Now()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("%v: %v\n%s", args, err, out)
-				}
-				d = append(d, time.Since(t0))
-			}
-			slices.Sort(d)
-			return float64(d[len(d)/2].Microseconds()) / 1000
+			})
 		}
 		with := median()
 		os.Rename(db, db+".away")
