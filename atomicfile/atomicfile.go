@@ -58,11 +58,8 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 		return false, fmt.Errorf("write %s: %w", target, err)
 	}
 	tmp := f.Name()
-	closed := false
 	defer func() {
-		if !closed {
-			f.Close()
-		}
+		f.Close() // after the rename where it holds the lock; again is harmless
 		if err != nil {
 			os.Remove(tmp)
 		}
@@ -74,19 +71,13 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 		err = f.Sync()
 	}
 	if err == nil && !holdOpen {
-		closed, err = true, f.Close()
+		err = f.Close()
 	}
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
-	}
-	if !closed {
-		closed = true
-		if err = f.Close(); err != nil {
-			return true, fmt.Errorf("write %s: %w", target, err)
-		}
 	}
 	if err = syncDir(parent); err != nil {
 		return true, fmt.Errorf("write %s: sync folder: %w", target, err)
