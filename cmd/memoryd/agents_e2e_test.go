@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // The real agents — Claude Code, Codex, OpenCode — wired by `memoryd

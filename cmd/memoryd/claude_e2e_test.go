@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/needtool"
-	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
 // claudeEnv is the environment of the real Claude Code in w: the fake

@@ -14,7 +14,7 @@ import (
 
 	"github.com/adrg/xdg"
 
-	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/internal/config"
 )
 
 // Exit statuses.

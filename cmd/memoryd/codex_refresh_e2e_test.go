@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/internal/install"
 )
 
 // TestDaemonRefreshesCodexBlock: with Codex wired (the marked block in

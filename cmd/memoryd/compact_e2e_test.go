@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // compactStore is the store the compaction tests start from.

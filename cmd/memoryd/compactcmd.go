@@ -8,10 +8,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/memoryd/memoryd/compactor"
-	"github.com/memoryd/memoryd/llm"
-	"github.com/memoryd/memoryd/state"
-	"github.com/memoryd/memoryd/undo"
+	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/undo"
 )
 
 func init() {

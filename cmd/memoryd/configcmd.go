@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/memoryd/memoryd/config"
+	"github.com/memoryd/memoryd/internal/config"
 )
 
 func init() {

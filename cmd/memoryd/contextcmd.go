@@ -9,8 +9,8 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/project"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/project"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // costWorld is a world whose memoryd talks to a fake LLM that answers

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/memoryd/memoryd/doctor"
-	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/internal/doctor"
+	"github.com/memoryd/memoryd/internal/install"
 )
 
 func init() {

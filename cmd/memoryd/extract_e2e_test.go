@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/needtool"
-	"github.com/memoryd/memoryd/llm/llmtest"
-	"github.com/memoryd/memoryd/secrets"
-	"github.com/memoryd/memoryd/state"
-	"github.com/memoryd/memoryd/transcript"
+	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 // The extraction tests drive the real OpenCode (`opencode run`, offline, in

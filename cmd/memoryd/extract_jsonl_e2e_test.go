@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // Extraction from Claude Code and Codex transcripts: fixture files written

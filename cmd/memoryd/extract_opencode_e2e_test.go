@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // More extraction tests against the real OpenCode: tool calls, deleted

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/extractor"
-	"github.com/memoryd/memoryd/state"
-	"github.com/memoryd/memoryd/transcript"
+	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 func init() {

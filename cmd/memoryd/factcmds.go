@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memoryd/memoryd/facts"
-	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/index"
 )
 
 func init() {

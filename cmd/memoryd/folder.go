@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/memoryd/memoryd/config"
-	"github.com/memoryd/memoryd/facts"
-	"github.com/memoryd/memoryd/gitstore"
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/search"
-	"github.com/memoryd/memoryd/secrets"
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // folder is a resolved memory folder with its state folder and repository.

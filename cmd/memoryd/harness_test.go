@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/daemon"
+	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/internal/stamp"
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // binPath is the memoryd binary built once for the end-to-end tests.

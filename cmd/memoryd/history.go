@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/memoryd/memoryd/undo"
+	"github.com/memoryd/memoryd/internal/undo"
 )
 
 func init() {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/facts"
-	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/install"
 )
 
 func init() {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/needtool"
-	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
 // TestInstallAgentsCommand wires all three agents into a home that already

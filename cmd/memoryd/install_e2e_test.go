@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/needtool"
-	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
 func TestInstallCommandIdempotentAndUninstall(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memoryd/memoryd/config"
-	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/install"
 )
 
 func init() {

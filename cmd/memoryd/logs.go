@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/memoryd/memoryd/install"
-	"github.com/memoryd/memoryd/logfile"
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/logfile"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // logPath is the log file `memoryd run` keeps in the world's state folder.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memoryd/memoryd/mcpserver"
-	"github.com/memoryd/memoryd/project"
-	"github.com/memoryd/memoryd/search"
+	"github.com/memoryd/memoryd/internal/mcpserver"
+	"github.com/memoryd/memoryd/internal/project"
+	"github.com/memoryd/memoryd/internal/search"
 )
 
 func init() {

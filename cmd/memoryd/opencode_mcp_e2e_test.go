@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/install"
+	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/needtool"
-	"github.com/memoryd/memoryd/llm/llmtest"
 )
 
 // openCodeTool is how OpenCode 1.18 names an MCP server's tool.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
 // claudeSessions writes n finished Claude Code sessions, each asking to

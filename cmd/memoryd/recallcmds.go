@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/project"
-	"github.com/memoryd/memoryd/search"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/project"
+	"github.com/memoryd/memoryd/internal/search"
 )
 
 func init() {

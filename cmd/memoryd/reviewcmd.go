@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/memoryd/memoryd/facts"
-	"github.com/memoryd/memoryd/index"
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/index"
 )
 
 func init() {

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/memoryd/memoryd/daemon"
-	"github.com/memoryd/memoryd/logfile"
-	"github.com/memoryd/memoryd/state"
-	"github.com/memoryd/memoryd/watcher"
+	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/logfile"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/watcher"
 )
 
 func init() {

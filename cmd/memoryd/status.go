@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/config"
-	"github.com/memoryd/memoryd/cost"
-	"github.com/memoryd/memoryd/daemon"
-	"github.com/memoryd/memoryd/install"
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/cost"
+	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 func init() {

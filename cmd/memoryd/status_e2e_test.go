@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/llm/llmtest"
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // statusOf runs `memoryd status` and `memoryd status --json`; both must

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/state"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 func TestStatusRelativeTime(t *testing.T) {

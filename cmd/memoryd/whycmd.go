@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memoryd/memoryd/extractor"
-	"github.com/memoryd/memoryd/index"
-	"github.com/memoryd/memoryd/transcript"
+	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 func init() {

@@ -1,0 +1,326 @@
+package compactor
+
+import (
+	"fmt"
+	"log/slog"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+// Bound on destructive ops: a batch's plan, a whole pass, and all passes
+// of a rolling day (without --force) may each remove or gut at most
+// min(maxRemoved, max(1, files/removedShare)) files. A delete counts one, a
+// merge of k files k-1, a rewrite that drops most of a body one.
+const (
+	maxRemoved   = 20
+	removedShare = 4
+	boundWindow  = 24 * time.Hour
+)
+
+// destructiveLimit is the bound for a store of n files.
+func destructiveLimit(n int) int { return min(maxRemoved, max(1, n/removedShare)) }
+
+// destructive counts what op p takes away: files removed, and a body cut to
+// less than half its text.
+func destructive(p *planned) int {
+	switch {
+	case p.skip != "" || p.dedupe:
+		return 0
+	case p.Op.Op == OpDelete:
+		return 1
+	case p.Op.Op == OpMerge:
+		return len(p.mems) - 1
+	case p.Op.Op == OpRewrite && p.Body != "":
+		old, cur := index.Canonical(p.mems[0].Body), index.Canonical(p.Body)
+		if 2*len(cur) < len(old) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// checker validates the ops of a pass against the scan it was planned
+// from. It is used by one goroutine.
+type checker struct {
+	byFile     map[string]*index.Memory
+	unreadable map[string]bool
+	used       map[string]string // file → the op that will change or remove it
+	targets    map[string]bool   // files merges will create
+	log        *slog.Logger
+	res        *Result
+	// budget is what the rest of the pass may still remove or gut.
+	budget int
+}
+
+func newChecker(snap index.Snapshot, log *slog.Logger, res *Result, budget int) *checker {
+	ck := &checker{
+		budget:     budget,
+		byFile:     make(map[string]*index.Memory, len(snap.Memories)),
+		unreadable: make(map[string]bool, len(snap.Unreadable)),
+		used:       map[string]string{},
+		targets:    map[string]bool{},
+		log:        log,
+		res:        res,
+	}
+	for _, m := range snap.Memories {
+		ck.byFile[m.File] = m
+	}
+	for _, u := range snap.Unreadable {
+		ck.unreadable[u.File] = true
+	}
+	return ck
+}
+
+// validate checks the ops of request n (batch b) in order and records the
+// skipped ones. Flags are checked first: the files they name are protected
+// from every destructive op of the same plan, because merging, deleting or
+// rewriting one side of a contradiction would resolve it.
+func (ck *checker) validate(ops []Op, b *batch, n int) []*planned {
+	protected := map[string]bool{}
+	flags := map[int]*planned{}
+	for i, op := range ops {
+		if op.Op == OpFlag {
+			p := ck.flag(op, b)
+			for _, m := range p.mems {
+				protected[m.File] = p.skip == "" || protected[m.File]
+			}
+			flags[i] = p
+		}
+	}
+	out := make([]*planned, 0, len(ops))
+	for i, op := range ops {
+		var p *planned
+		switch op.Op {
+		case OpFlag:
+			p = flags[i]
+		case OpMerge:
+			p = ck.merge(op, b, protected)
+		case OpDelete:
+			p = ck.single(op, b, protected)
+		case OpRewrite:
+			p = ck.rewrite(op, b, protected)
+		default:
+			p = &planned{Op: op, skip: fmt.Sprintf("unknown op %q", op.Op)}
+		}
+		out = append(out, p)
+	}
+	ck.bound(out, b, n)
+	for _, p := range out {
+		if p.skip != "" {
+			ck.skipped(p.Op, p.skip)
+		}
+	}
+	return out
+}
+
+func (ck *checker) skipped(op Op, why string) {
+	ck.res.Skipped = append(ck.res.Skipped, Skipped{Op: op, Reason: why})
+	ck.log.Warn("op skipped", "op", clip(op.String(), 200), "reason", why)
+}
+
+// file checks one file an op names. write means the op changes or removes it.
+func (ck *checker) file(name string, b *batch, write bool, protected map[string]bool) (*index.Memory, string) {
+	if why := unsafeName(name); why != "" {
+		return nil, fmt.Sprintf("%q: %s", name, why)
+	}
+	m := ck.byFile[name]
+	switch {
+	case ck.unreadable[name]:
+		return nil, name + ": could not be read or parsed; compaction never touches such a file"
+	case m == nil:
+		return nil, name + ": no such memory file"
+	case !b.files[name]:
+		return nil, name + ": not among the files of this request"
+	case !write:
+		return m, ""
+	case m.Readonly:
+		return nil, name + ": readonly"
+	case protected[name]:
+		return nil, name + ": flagged as a contradiction in the same plan"
+	case ck.used[name] != "":
+		return nil, name + ": already used by an earlier op (" + ck.used[name] + ")"
+	}
+	return m, ""
+}
+
+// unsafeName says why name cannot be a file compaction acts on, or "".
+func unsafeName(name string) string {
+	switch {
+	case name == "":
+		return "empty file name"
+	case strings.ContainsFunc(name, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }):
+		return "unsafe characters in the file name"
+	case strings.HasPrefix(name, "/") || filepath.IsAbs(name):
+		return "absolute path"
+	case !filepath.IsLocal(filepath.FromSlash(name)) || path.Clean(name) != name:
+		return "not a clean path inside the memory folder"
+	case index.Reserved(name):
+		return "reserved file, never changed by compaction"
+	case !index.IsMemory(name):
+		return "not a memory file"
+	}
+	return ""
+}
+
+// files returns op.Files (and op.File) without repeats, in order.
+func (op Op) files() []string {
+	var out []string
+	for _, f := range append(slices.Clone(op.Files), op.File) {
+		if f != "" && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (ck *checker) flag(op Op, b *batch) *planned {
+	p := &planned{Op: op}
+	p.Files, p.File = op.files(), ""
+	if len(p.Files) == 0 {
+		p.skip = "flag names no files"
+		return p
+	}
+	for _, f := range p.Files {
+		m, why := ck.file(f, b, false, nil)
+		if why != "" {
+			p.skip = why
+			return p
+		}
+		p.mems = append(p.mems, m)
+	}
+	if p.Note = strings.TrimSpace(op.Note); p.Note == "" {
+		p.Note = strings.TrimSpace(op.Reason)
+	}
+	if p.Note == "" {
+		p.skip = "flag without a note"
+	}
+	return p
+}
+
+// single validates a delete.
+func (ck *checker) single(op Op, b *batch, protected map[string]bool) *planned {
+	p := &planned{Op: op}
+	m, why := ck.file(op.File, b, true, protected)
+	if why != "" {
+		p.skip = why
+		return p
+	}
+	p.mems = []*index.Memory{m}
+	ck.used[m.File] = op.Op
+	return p
+}
+
+func (ck *checker) rewrite(op Op, b *batch, protected map[string]bool) *planned {
+	p := &planned{Op: op}
+	m, why := ck.file(op.File, b, true, protected)
+	p.Description = oneLine(op.Description)
+	if why == "" && strings.TrimSpace(op.Body) == "" {
+		p.Body = m.Body // a new description only: the body stays
+	}
+	switch {
+	case why != "":
+		p.skip = why
+	case trimBody(p.Body) == trimBody(m.Body) && (p.Description == "" || p.Description == m.Description):
+		p.skip = "rewrite changes nothing"
+	default:
+		p.mems = []*index.Memory{m}
+		ck.used[m.File] = OpRewrite
+	}
+	return p
+}
+
+func trimBody(s string) string { return strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n") }
+
+func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
+	p := &planned{Op: op}
+	p.Files, p.File = op.files(), ""
+	if len(p.Files) < 2 {
+		p.skip = "a merge needs at least two different files"
+		return p
+	}
+	for _, f := range p.Files {
+		m, why := ck.file(f, b, true, protected)
+		if why != "" {
+			p.skip = why
+			return p
+		}
+		p.mems = append(p.mems, m)
+	}
+	for _, m := range p.mems[1:] {
+		if m.Scope() != p.mems[0].Scope() {
+			p.skip = fmt.Sprintf("%s and %s belong to different projects (%q, %q): facts of different projects are never merged",
+				p.mems[0].File, m.File, p.mems[0].Scope(), m.Scope())
+			return p
+		}
+	}
+	if op.Into == nil {
+		p.skip = `merge without "into"`
+		return p
+	}
+	into := Into{Type: strings.ToLower(strings.TrimSpace(op.Into.Type)), Name: strings.TrimSpace(op.Into.Name),
+		Description: oneLine(op.Into.Description), Body: op.Into.Body}
+	if into.Type == "" {
+		into.Type = p.mems[0].Type
+	}
+	// Models often give the file name ("feedback-x.md") for the name.
+	into.Name = strings.TrimPrefix(strings.TrimSuffix(into.Name, ".md"), into.Type+"-")
+	if into.Description == "" {
+		into.Description = p.mems[0].Description
+	}
+	target := index.NewMemory(into.Type, into.Name, "", "").File
+	switch {
+	case !slices.Contains(index.Types, into.Type):
+		p.skip = fmt.Sprintf("merge into unknown type %q", into.Type)
+	case !index.ValidName(into.Name):
+		p.skip = fmt.Sprintf("merge into invalid name %q", into.Name)
+	case strings.TrimSpace(into.Body) == "":
+		p.skip = "merge with an empty body"
+	case slices.Contains(p.Files, target):
+	case ck.byFile[target] != nil || ck.unreadable[target]:
+		p.skip = target + ": the merge target exists and is not one of the merged files"
+	case ck.targets[target]:
+		p.skip = target + ": already the target of an earlier merge"
+	}
+	if p.skip != "" {
+		return p
+	}
+	p.Into, p.target = &into, target
+	ck.targets[target] = true
+	for _, f := range p.Files {
+		ck.used[f] = OpMerge
+	}
+	return p
+}
+
+// bound refuses a batch's plan whole when it would remove or gut too many
+// files: more than the batch's own bound, or more than the pass has left.
+func (ck *checker) bound(ps []*planned, b *batch, n int) {
+	count := 0
+	for _, p := range ps {
+		count += destructive(p)
+	}
+	limit := min(destructiveLimit(len(b.items)), ck.budget)
+	if count <= limit {
+		ck.budget -= count
+		ck.res.Destructive += count
+		return
+	}
+	why := fmt.Sprintf("plan refused: it would remove or cut down %d of %d files (at most %d allowed)", count, len(b.items), limit)
+	if limit < destructiveLimit(len(b.items)) {
+		why += "; the bound for this pass or the last 24 hours is reached (a person can run 'memoryd compact --force')"
+	}
+	for _, p := range ps {
+		if p.skip == "" {
+			p.skip = why
+		}
+	}
+	ck.res.refused++
+	ck.res.Problems = append(ck.res.Problems, fmt.Sprintf("request %d: %s", n, why))
+	ck.log.Warn("compaction plan refused", "request", n, "destructive", count, "files", len(b.items), "limit", limit)
+}

@@ -1,0 +1,495 @@
+// Package compactor runs one compaction pass over a memory folder: it asks a
+// language model for a plan (merge near-duplicates, delete stale facts,
+// rewrite one in place, flag contradictions), validates the plan, takes a
+// git checkpoint, applies what is safe, rebuilds MEMORY.md and records the
+// result in one compaction commit.
+//
+// A pass, in order:
+//
+//  1. Take the folder's write lock (state.WriteLock in the state folder),
+//     shared with every other git writer of the folder in any process, and
+//     check that the repository is not busy. No repository: no pass
+//     (ErrNoGit), because nothing could undo it.
+//  2. Scan the folder. Fewer than Options.MinEntries (at least 2) memory
+//     files: ErrNothingToDo, without asking the model.
+//  3. Deterministic dedupe: files of the same type whose bodies have the same
+//     canonical text (index.Canonical) are merged without the model: the
+//     first (a readonly one if there is one, else the first by name) is kept
+//     as it is and the others are removed.
+//  4. Ask the model. The whole store goes in one request when its text fits
+//     Options.Budget; otherwise related files (same type, shared rare words)
+//     are packed into batches under the budget, every file in exactly one.
+//     A file whose text alone exceeds the budget is not sent (see
+//     Result.TooLarge).
+//  5. Validate every op against the scan (see Compact for the rules); ops
+//     that fail are skipped and logged, a batch's plan that would remove too
+//     many files is refused whole.
+//  6. Checkpoint: MEMORY.md is rebuilt, .gitattributes and PROTOCOL.md are
+//     written if missing, and the folder's pending changes are committed as
+//     "memory: checkpoint before compaction". It is taken after the model
+//     answered, so a hand edit made during a slow call is in the
+//     checkpoint and undo never loses it. With nothing pending, the last
+//     commit that touched the folder is the checkpoint (git cannot record an
+//     empty commit through gitstore, and `memoryd history` would not list
+//     one).
+//  7. Apply the ops, each after checking that its files still hold the
+//     bytes the plan was made from. Every write is atomic.
+//  8. Rebuild MEMORY.md and commit the files the pass touched as
+//     "memory: compaction (merged M, deleted D, rewrote R, flagged F)".
+//     The compaction commit's parent is the checkpoint.
+//
+// The compactor decides nothing about when to run: the daemon and the
+// `memoryd compact` command call it.
+package compactor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/state"
+)
+
+// Commit subjects of a pass; `memoryd history` and `memoryd undo` find
+// passes by them.
+const (
+	CheckpointSubject = "memory: checkpoint before compaction"
+	CompactionPrefix  = "memory: compaction"
+)
+
+// DefaultBudget is the most characters of memory file text one request
+// carries when Options.Budget is zero.
+const DefaultBudget = 60000
+
+// Task is the llm.Request task of compaction calls.
+const Task = "compact"
+
+var (
+	// ErrNothingToDo means the pass ran and had nothing to change (also:
+	// too few files to compare). No commit was made.
+	ErrNothingToDo = errors.New("nothing to compact")
+	// ErrNoGit means the memory folder has no usable git repository.
+	ErrNoGit = errors.New("no git repository: compaction needs a checkpoint")
+	// ErrBoundReached means the passes of the last 24 hours removed or cut
+	// down as many files as the bound allows: unattended compaction waits
+	// for a person (Options.Force).
+	ErrBoundReached = errors.New("compaction paused")
+	// ErrRolledBack means the compaction commit failed and the folder was
+	// put back to the checkpoint (or, when the error says so, could not be
+	// put back whole).
+	ErrRolledBack = errors.New("compaction rolled back to the checkpoint")
+	// ErrRefused means a plan would have removed more files than the bound
+	// allows and was refused whole, and nothing else was left to apply.
+	ErrRefused = errors.New("plan refused")
+)
+
+// Git is what a pass needs of the repository; *gitstore.Repo has it.
+type Git interface {
+	Busy() error
+	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
+	Unstage(ctx context.Context, paths []string) error
+	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
+	History(n int) ([]gitstore.Commit, error)
+}
+
+// Options configure a Compactor.
+type Options struct {
+	// Dir is the memory folder.
+	Dir string
+	// StateDir is the folder's state directory, which holds the write lock.
+	StateDir string
+	// Owner describes this process in the lock's owner file
+	// ("pid 12, memoryd compact"); "" gives "pid N, compaction".
+	Owner string
+	// Git is the folder's repository; nil means there is none, and Compact
+	// fails with ErrNoGit. (Do not pass a nil *gitstore.Repo.)
+	Git Git
+	// LLM answers the plan requests.
+	LLM llm.Completer
+	// Model is the compaction model, "provider/model".
+	Model string
+	// Budget is the most characters of file text per request; 0 means
+	// DefaultBudget.
+	Budget int
+	// MinEntries: with fewer memory files a pass does nothing and asks
+	// nothing. Values below 2 mean 2.
+	MinEntries int
+	// Progress, when set, is called before each request to the model with
+	// its number, the number of requests and the tokens used so far.
+	Progress func(batch, batches, tokens int)
+	// Force is set when a person asked for the pass (memoryd compact
+	// --force): the bound over a rolling day does not apply; the bounds of
+	// a batch and of a pass still do.
+	Force bool
+	// OpDelay pauses before each applied op. Only for tests that kill the
+	// process in the middle of applying; 0 in real use.
+	OpDelay time.Duration
+	// Logger receives one line per pass and per skipped op; nil discards.
+	Logger *slog.Logger
+}
+
+// Compactor runs compaction passes over one memory folder. Its methods may
+// be called from any goroutine; the write lock keeps passes one at a time.
+type Compactor struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns a Compactor. It starts and reads nothing.
+func New(opts Options) *Compactor {
+	if opts.Budget <= 0 {
+		opts.Budget = DefaultBudget
+	}
+	opts.MinEntries = max(opts.MinEntries, 2)
+	if opts.Owner == "" {
+		opts.Owner = state.Owner("compaction")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Compactor{opts: opts, log: log.With("component", "compactor")}
+}
+
+// Result describes a pass. A pass that fails still returns what it did up
+// to the failure.
+type Result struct {
+	DryRun bool
+	// Files is the number of readable memory files the pass considered;
+	// LeftOut those it left alone: in a subfolder, or ignored by git.
+	Files, LeftOut int
+	// Batches, Calls and CharsSent count the LLM requests of the pass and
+	// the characters of their system and user prompts.
+	Batches, Calls, CharsSent int
+	// LLMTime is the time spent waiting for the model; Tokens the tokens
+	// of its calls (as reported, else estimated).
+	LLMTime time.Duration
+	Tokens  int
+	// TooLarge lists files whose text alone exceeds the budget; they were
+	// not sent and nothing was done to them.
+	TooLarge []string
+	// Applied lists the ops applied (in a dry run: those that would be).
+	Applied []Op
+	// Skipped lists the ops not applied, with the reason.
+	Skipped []Skipped
+	// Problems are plan-level troubles: an unusable answer, a refused plan.
+	Problems []string
+	// Counts of Applied by kind.
+	Merged, Deleted, Rewrote, Flagged int
+	// Destructive counts the files the applied ops remove or cut down to
+	// less than half their text, for the bounds.
+	Destructive int
+	// Checkpoint is the commit undo returns to; Commit the compaction
+	// commit. Both "" when no commit was made.
+	Checkpoint, Commit string
+
+	badPlans, refused int // batches whose answer was unusable or refused
+}
+
+// Skipped is an op that was not applied, and why.
+type Skipped struct {
+	Op     Op
+	Reason string
+}
+
+// Summary is the counts as the compaction commit's subject gives them.
+func (r *Result) Summary() string {
+	return fmt.Sprintf("merged %d, deleted %d, rewrote %d, flagged %d", r.Merged, r.Deleted, r.Rewrote, r.Flagged)
+}
+
+func (r *Result) count(op Op) {
+	r.Applied = append(r.Applied, op)
+	switch op.Op {
+	case OpMerge:
+		r.Merged++
+	case OpDelete:
+		r.Deleted++
+	case OpRewrite:
+		r.Rewrote++
+	case OpFlag:
+		r.Flagged++
+	}
+}
+
+// Plan is a dry run: it scans, asks the model and validates the plan like
+// Compact, and reports in the Result what would be applied and skipped. It
+// writes nothing, takes no lock and needs no repository. Errors are those of
+// Compact that can happen before the checkpoint.
+func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
+	res := &Result{DryRun: true}
+	_, todo, err := c.prepare(ctx, res)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range todo {
+		res.count(p.Op)
+	}
+	return res, nil
+}
+
+// Compact runs one pass, as the package documentation describes.
+//
+// An op is skipped, and logged, when a file it names is not a clean
+// relative path inside the folder, is reserved (MEMORY.md, _CONFLICTS.md,
+// PROTOCOL.md) or not a memory file, does not exist, could not be parsed,
+// was not among the files of its request, is readonly (flags may name
+// readonly files), is flagged as a contradiction by the same plan, or is
+// already used by an earlier op; when a merge's target name is invalid or
+// names an existing file that is not one of the merged ones; when a merge
+// has an empty body or an unknown type; when a rewrite changes nothing (a
+// rewrite without a body changes the description only); and, at apply
+// time, when a file's bytes changed since the plan was made (a hand edit
+// during the LLM call survives). A batch's plan that would
+// remove more than max(1, a quarter of its files), or more than 20 files,
+// is refused whole (a merge of k files removes k-1).
+//
+// Errors: ErrNoGit; an error wrapping state.ErrLocked when another pass or
+// commit holds the lock; one wrapping gitstore.ErrBusy when the repository
+// is busy; ErrNothingToDo when nothing was changed; ErrBadPlan when no
+// answer held a usable plan; ErrRefused when the only plans were refused; an
+// LLM error (nothing was changed). After the checkpoint, the pass finishes
+// even if ctx is cancelled, so that no half-applied pass is left
+// uncommitted.
+func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	if c.opts.Git == nil {
+		return res, ErrNoGit
+	}
+	lock, err := state.TryLock(c.opts.StateDir, state.WriteLock, c.opts.Owner)
+	if err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	defer lock.Unlock()
+	if err := c.opts.Git.Busy(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	store, todo, err := c.prepare(ctx, res)
+	if err != nil {
+		return res, err
+	}
+	start := time.Now()
+	// From here on the pass completes: a cancelled context must not leave
+	// files half-applied and uncommitted.
+	actx := context.WithoutCancel(ctx)
+	if err := c.opts.Git.Busy(); err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	if err := c.consistent(store); err != nil {
+		return res, err
+	}
+	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
+		return res, err
+	}
+	a := &applier{dir: c.opts.Dir, log: c.log, delay: c.opts.OpDelay, res: res,
+		touched: map[string]bool{}, before: map[string][]byte{}}
+	applyErr := a.applyAll(todo)
+	if res.Destructive > 0 {
+		// Recorded before the commit: a crash after it must not reset
+		// the day's count.
+		c.record(res)
+	}
+	if err := c.finish(actx, store, a, res); err != nil {
+		// All or nothing: without its commit the pass could not be
+		// undone, so the folder goes back to the checkpoint.
+		return res, errors.Join(applyErr, err, c.rollback(actx, store, a, res))
+	}
+	c.log.Info("compaction finished", "summary", res.Summary(), "skipped", len(res.Skipped),
+		"calls", res.Calls, "chars_sent", res.CharsSent, "llm_time", res.LLMTime.Round(time.Millisecond),
+		"apply_time", time.Since(start).Round(time.Millisecond), "checkpoint", res.Checkpoint, "commit", res.Commit)
+	if applyErr != nil {
+		return res, applyErr
+	}
+	if len(res.Applied) == 0 {
+		return res, ErrNothingToDo
+	}
+	return res, nil
+}
+
+// prepare scans the folder, plans and validates. todo is the ops to
+// apply; when there are none the error says why.
+func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*planned, error) {
+	store := index.NewStore(c.opts.Dir)
+	if err := store.Scan(); err != nil {
+		return nil, nil, fmt.Errorf("compaction: %w", err)
+	}
+	snap, err := c.eligible(ctx, store.Snapshot(), res)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compaction: %w", err)
+	}
+	res.Files = len(snap.Memories)
+	if res.Files < c.opts.MinEntries {
+		return nil, nil, fmt.Errorf("%w: %d memory files, fewer than %d", ErrNothingToDo, res.Files, c.opts.MinEntries)
+	}
+	budget, err := c.budget(res.Files, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := c.plan(ctx, snap, res, budget)
+	if err != nil {
+		return nil, nil, err
+	}
+	var todo []*planned
+	for _, p := range all {
+		if p.skip == "" {
+			todo = append(todo, p)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil, c.why(res)
+	}
+	return store, todo, nil
+}
+
+// budget is how many files the pass may remove or cut down: the bound for
+// a store of files, less what passes of the last 24 hours took unless a
+// person forced this one. ErrBoundReached when nothing is left.
+func (c *Compactor) budget(files int, now time.Time) (int, error) {
+	limit := destructiveLimit(files)
+	if c.opts.Force {
+		return limit, nil
+	}
+	var st state.Compaction
+	if err := state.ReadJSON(c.opts.StateDir, state.CompactionFile, &st); err != nil && !state.IsNotExist(err) {
+		c.log.Warn("compaction state unreadable; the daily bound starts afresh", "err", err)
+	}
+	spent := st.RemovedSince(now.Add(-boundWindow))
+	if spent >= limit {
+		return 0, fmt.Errorf("%w: %d files removed or cut down in the last 24 hours, at most %d for %d files; a person can run 'memoryd compact --force'",
+			ErrBoundReached, spent, limit, files)
+	}
+	return limit - spent, nil
+}
+
+// record adds the pass's destructive ops to the rolling day's count.
+func (c *Compactor) record(res *Result) {
+	if _, err := state.UpdateCompaction(c.opts.StateDir, time.Now(), state.AddRemoved(time.Now(), res.Destructive, boundWindow)); err != nil {
+		c.log.Error("record the pass's removals", "err", err)
+	}
+}
+
+// eligible leaves out of snap the files a pass must never change: those in
+// subfolders (compaction works on the top level only) and those git would
+// not commit (ignored and untracked: no checkpoint could bring them back).
+// They are counted in res.LeftOut. A dry run without a repository leaves
+// out only the subfolders.
+func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Result) (index.Snapshot, error) {
+	var top []*index.Memory
+	var files []string
+	for _, m := range snap.Memories {
+		if !strings.Contains(m.File, "/") {
+			top = append(top, m)
+			files = append(files, m.File)
+		}
+	}
+	var ignored map[string]bool
+	if c.opts.Git != nil && len(files) > 0 {
+		var err error
+		if ignored, err = c.opts.Git.Ignored(ctx, files); err != nil {
+			return snap, err
+		}
+	}
+	kept := top[:0:0]
+	for _, m := range top {
+		if !ignored[m.File] {
+			kept = append(kept, m)
+		}
+	}
+	res.LeftOut = len(snap.Memories) - len(kept)
+	if len(ignored) > 0 {
+		c.log.Warn("memory files ignored by git are left out of compaction", "files", len(ignored))
+	}
+	snap.Memories = kept
+	return snap, nil
+}
+
+// why explains a plan with nothing to apply.
+func (c *Compactor) why(res *Result) error {
+	switch {
+	case res.Batches > 0 && res.badPlans == res.Batches:
+		return fmt.Errorf("compaction: %w: %s", ErrBadPlan, res.Problems[0])
+	case res.refused > 0:
+		return fmt.Errorf("compaction: %w: %s", ErrRefused, res.Problems[len(res.Problems)-1])
+	}
+	return ErrNothingToDo
+}
+
+// consistent prepares the folder for its checkpoint (index.Store.Settle): an
+// index that matches the files, and the reserved files the daemon writes
+// when missing (.gitattributes, whose union merge _CONFLICTS.md needs, and
+// PROTOCOL.md), so that undo restores a complete folder.
+func (c *Compactor) consistent(store *index.Store) error {
+	if _, err := store.Settle(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	return nil
+}
+
+// checkpoint commits the folder's pending changes as the checkpoint, or
+// returns the last commit that touched the folder when nothing is pending.
+func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
+	done, err := c.opts.Git.CommitPending(ctx, index.Tracked, func([]string) string { return CheckpointSubject })
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if done.Hash != "" {
+		c.log.Info("checkpoint", "commit", done.Hash, "files", len(done.Paths))
+		return done.Hash, nil
+	}
+	hist, err := c.opts.Git.History(1)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	if len(hist) == 0 {
+		return "", errors.New("checkpoint: the memory folder has no commit to return to (are its files ignored by git?)")
+	}
+	return hist[0].Hash, nil
+}
+
+// rollback puts the folder back to the checkpoint after a failed
+// compaction commit: the touched files' bytes, MEMORY.md rebuilt, and the
+// index entries git add may have left staged.
+func (c *Compactor) rollback(ctx context.Context, store *index.Store, a *applier, res *Result) error {
+	err := a.rollback()
+	if err == nil {
+		_, err = store.Settle()
+	}
+	if uerr := c.opts.Git.Unstage(ctx, append(a.paths(), index.IndexFile)); uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	if err != nil {
+		c.log.Error("compaction commit failed and the folder could not be put back whole", "err", err)
+		return fmt.Errorf("%w: %w", ErrRolledBack, err)
+	}
+	c.log.Warn("compaction commit failed; the folder is back at the checkpoint", "checkpoint", res.Checkpoint)
+	res.Problems = append(res.Problems, "the compaction commit failed, so nothing was changed: the folder is back at checkpoint "+res.Checkpoint)
+	res.Applied, res.Merged, res.Deleted, res.Rewrote, res.Flagged = nil, 0, 0, 0, 0
+	return ErrRolledBack
+}
+
+// finish rebuilds the index and makes the compaction commit.
+func (c *Compactor) finish(ctx context.Context, store *index.Store, a *applier, res *Result) error {
+	if err := store.Scan(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if _, err := store.WriteIndex(); err != nil {
+		return fmt.Errorf("compaction: %w", err)
+	}
+	if len(a.touched) == 0 {
+		return nil
+	}
+	touched := a.touched
+	msg := commitMessage(res)
+	done, err := c.opts.Git.CommitPending(ctx, func(rel string) bool { return touched[rel] || index.IsIndex(rel) },
+		func([]string) string { return msg })
+	if err != nil {
+		return fmt.Errorf("compaction commit: %w", err)
+	}
+	res.Commit = done.Hash
+	return nil
+}

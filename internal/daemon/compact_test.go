@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"testing"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/state"
+)
+
+func TestCompactDue(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	p := CompactPolicy{Enabled: true, Churn: 8, MinEntries: 2, Interval: 12 * time.Hour, Poll: 10 * time.Minute}
+	recent := now.Add(-time.Hour)
+	cases := []struct {
+		name       string
+		st         state.Compaction
+		p          func(CompactPolicy) CompactPolicy
+		entries    int
+		overBudget bool
+		want       string // "" = not due
+	}{
+		{"quiet store", state.Compaction{Churn: 3, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, ""},
+		{"churn reached", state.Compaction{Churn: 8, LastCompactedAt: recent, LastAttemptedAt: recent}, nil, 10, false, "churn"},
+		{"interval passed", state.Compaction{LastCompactedAt: now.Add(-12 * time.Hour), LastAttemptedAt: now.Add(-12 * time.Hour)}, nil, 10, false, "interval"},
+		{"interval not yet", state.Compaction{LastCompactedAt: now.Add(-11 * time.Hour), LastAttemptedAt: now.Add(-11 * time.Hour)}, nil, 10, false, ""},
+		{"too few entries", state.Compaction{Churn: 50}, nil, 1, false, ""},
+		{"disabled", state.Compaction{Churn: 50}, func(p CompactPolicy) CompactPolicy { p.Enabled = false; return p }, 10, false, ""},
+		{"over budget", state.Compaction{LastCompactedAt: recent, LastAttemptedAt: now.Add(-2 * time.Hour)}, nil, 10, true, "index over budget"},
+		{"over budget but tried recently", state.Compaction{LastCompactedAt: recent, LastAttemptedAt: now.Add(-time.Minute)}, nil, 10, true, ""},
+		{"failed just now: back off", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
+		{"failed, backoff over", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-6 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
+		{"third failure waits longer", state.Compaction{Churn: 20, Failures: 3, LastAttemptedAt: now.Add(-15 * time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := p
+			if tc.p != nil {
+				pol = tc.p(p)
+			}
+			reason, due := compactDue(tc.st, pol, tc.entries, tc.overBudget, now)
+			if due != (tc.want != "") || reason != tc.want {
+				t.Fatalf("compactDue = %q, %v; want %q", reason, due, tc.want)
+			}
+		})
+	}
+}

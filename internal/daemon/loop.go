@@ -1,0 +1,424 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/backoff"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/watcher"
+)
+
+// Timing of the loop's own checks.
+const (
+	pausePoll       = time.Second      // while a merge or rebase is under way
+	commitRetryBase = time.Second      // first wait after a busy repository
+	commitRetryMax  = 15 * time.Second // longest wait between commit attempts
+	shutdownCommit  = 10 * time.Second // how long a final commit may wait for a busy repository
+)
+
+// jobKind names the one job that may run beside the loop at a time. Jobs
+// that write to git never overlap, inside this process or (through the lock
+// file) across processes.
+type jobKind int
+
+const (
+	jobNone jobKind = iota
+	jobCommit
+	jobCompact
+	jobExtract
+)
+
+type jobResult struct {
+	kind    jobKind
+	err     error
+	paths   []string        // committed paths (jobCommit)
+	held    []gitstore.Held // files kept out of the commit (jobCommit)
+	hash    string
+	written int           // memory files an extraction wrote (churn)
+	session string        // extracted session (jobExtract)
+	summary string        // the commit's subject, or what a compaction did (for the log)
+	took    time.Duration // how long the job ran (for the log)
+}
+
+// loop is the daemon's state. Only accessed from the run goroutine, so no
+// mutex is needed; jobs report back on results.
+type loop struct {
+	d   *Daemon
+	log *slog.Logger
+
+	dirty     map[string]bool // paths changed since the last rebuild
+	rescan    bool            // re-read the whole folder at the next rebuild
+	started   bool            // first rebuild done
+	indexDeb  debounce
+	commitDeb debounce
+	paused    bool // a merge, rebase, cherry-pick or revert is under way
+
+	job          jobKind
+	results      chan jobResult
+	jobCancel    context.CancelFunc
+	search       *searchSync // nil without a search index
+	commitFails  int
+	commitRetry  time.Time // zero: no retry scheduled
+	compact      state.Compaction
+	compactCheck time.Time // next compaction check
+	extract      extractState
+	budget       budget
+
+	status        Status
+	statusDirty   bool      // status changed since it was last published
+	statusWritten time.Time // when status.json was last written
+}
+
+func newLoop(d *Daemon) *loop {
+	return &loop{
+		d:         d,
+		log:       d.log,
+		dirty:     map[string]bool{},
+		indexDeb:  debounce{quiet: d.opts.IndexQuiet, maxWait: 10 * d.opts.IndexQuiet},
+		commitDeb: debounce{quiet: d.opts.CommitQuiet, maxWait: d.opts.CommitMaxWait},
+		results:   make(chan jobResult, 1),
+		extract:   newExtractState(),
+	}
+}
+
+func (l *loop) run(ctx context.Context) error {
+	now := time.Now()
+	if x := l.d.deps.Search; x != nil {
+		l.search = startSearchSync(ctx, x, l.log)
+		defer l.search.wait()
+	}
+	l.loadCompactState(now)
+	l.initStatus(now)
+	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
+
+	indexT := time.NewTimer(time.Hour)
+	indexT.Stop()
+	defer indexT.Stop()
+	commitT := time.NewTimer(time.Hour)
+	commitT.Stop()
+	defer commitT.Stop()
+	pauseT := time.NewTimer(time.Hour)
+	pauseT.Stop()
+	defer pauseT.Stop()
+	compactT := time.NewTimer(l.d.opts.Compact.Poll)
+	defer compactT.Stop()
+	extractT := time.NewTimer(time.Hour)
+	extractT.Stop()
+	defer extractT.Stop()
+	statusT := time.NewTimer(time.Hour)
+	statusT.Stop()
+	defer statusT.Stop()
+
+	events := l.d.deps.Watcher.Events()
+	activity := l.d.deps.Extraction.activityChan()
+	for {
+		select {
+		case <-ctx.Done():
+			return l.shutdown()
+		case ev := <-events:
+			now = time.Now()
+			l.note(ev, now)
+		case <-indexT.C:
+			now = time.Now()
+			l.rebuild(now)
+		case <-pauseT.C:
+			now = time.Now()
+			l.rebuild(now)
+		case <-commitT.C:
+			now = time.Now()
+			l.startCommit(ctx, now)
+		case <-compactT.C:
+			now = time.Now()
+			l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
+			compactT.Reset(l.d.opts.Compact.Poll)
+			// A command killed while the daemon runs. Not beside a job of
+			// its own: on NFS a lock does not keep out its own process.
+			if !l.paused && l.job == jobNone {
+				l.d.sweep()
+			}
+			l.maybeCompact(ctx, now)
+		case <-activity:
+			now = time.Now()
+			l.pollSessions(ctx, now)
+		case <-extractT.C:
+			now = time.Now()
+			l.maybeExtract(ctx, now)
+		case <-statusT.C:
+			now = time.Now()
+			l.publishStatus(now)
+		case r := <-l.results:
+			now = time.Now()
+			l.finish(r, now)
+			l.afterJob(ctx, now)
+		}
+		// Re-arm the timers from the state; each is a pure function of it.
+		at, ok := l.indexDeb.due()
+		resetTimer(indexT, at, ok && !l.paused, now)
+		resetTimer(pauseT, now.Add(pausePoll), l.paused, now)
+		at, ok = l.commitDue()
+		resetTimer(commitT, at, ok && !l.paused, now)
+		at, ok = l.extract.next(l.d.opts.Extract, now)
+		resetTimer(extractT, l.budgetHold(at), ok && l.job == jobNone, now)
+		at, ok = l.statusDue()
+		resetTimer(statusT, at, ok, now)
+	}
+}
+
+// note records a watcher event. The commit's quiet period counts from the
+// user's change, not from the rebuild: an event for an index file, which
+// the rebuild writes itself, only re-reads (a hand edit to one is replaced
+// by the next rebuild) and does not restart the quiet period.
+func (l *loop) note(ev watcher.Event, now time.Time) {
+	if ev.Rescan {
+		l.rescan = true
+	} else {
+		l.dirty[ev.Path] = true
+	}
+	l.indexDeb.touch(now)
+	if !ev.Rescan && !index.IsIndex(ev.Path) {
+		// A rescan hint is no change in itself; its rebuild schedules a
+		// commit when it finds one.
+		l.commitDeb.touch(now)
+	}
+}
+
+// rebuild re-reads what changed and rewrites MEMORY.md when its bytes
+// change; then a commit is scheduled. While the repository is mid-merge or
+// mid-rebase nothing is written: the loop polls until it is over.
+func (l *loop) rebuild(now time.Time) {
+	if g := l.d.deps.Git; g != nil && g.InOperation() {
+		if !l.paused {
+			l.log.Info("repository busy with a merge, rebase, cherry-pick or revert; waiting before writing")
+		}
+		l.paused = true
+		l.status.Git.Paused = true
+		l.writeStatus(now)
+		return
+	}
+	if l.paused {
+		l.log.Info("repository operation finished; catching up")
+		l.paused, l.rescan = false, true
+		l.status.Git.Paused = false
+	}
+	store := l.d.deps.Store
+	if !l.started {
+		l.started, l.rescan = true, true
+	}
+	var w index.Written
+	var err error
+	if l.rescan {
+		// A pull, a restore or a user may have removed .gitattributes or
+		// PROTOCOL.md since: Settle writes them when missing.
+		w, err = store.Settle()
+	} else {
+		for p := range l.dirty {
+			if err := store.Refresh(p); err != nil {
+				l.log.Error("read memory file", "file", p, "err", err)
+			}
+		}
+		w, err = store.WriteIndex()
+	}
+	if pub := l.d.deps.Published; pub != nil && err == nil {
+		// After every rebuild, not only those that changed MEMORY.md:
+		// another writer (memoryd add, the MCP server) may have written
+		// it. The copy writes only when its bytes differ.
+		if perr := pub(); perr != nil {
+			l.log.Warn("copy the index where agents read it", "err", perr)
+		}
+	}
+	if l.search != nil {
+		l.search.offer(store.Snapshot())
+	}
+	if err != nil {
+		l.log.Error("rebuild index", "err", err)
+	}
+	l.rescan = false
+	clear(l.dirty)
+	l.indexDeb.clear()
+	if w.Changed || !l.commitDeb.pending {
+		// A rescan (start-up, a restored folder) or a changed index may
+		// have something to commit that no event announced.
+		l.commitDeb.touchOnce(now)
+	}
+	l.updateIndexStatus(w, now)
+	l.writeStatus(now)
+}
+
+// commitDue says when the next commit attempt is due: after the debounce,
+// or at the scheduled retry after a busy repository.
+func (l *loop) commitDue() (time.Time, bool) {
+	if l.d.deps.Git == nil || l.job != jobNone {
+		return time.Time{}, false
+	}
+	at, ok := l.commitDeb.due()
+	if !ok {
+		return time.Time{}, false
+	}
+	if l.commitRetry.After(at) {
+		at = l.commitRetry
+	}
+	// A rebuild still to come goes first; the commit follows it.
+	if idx, pending := l.indexDeb.due(); pending && idx.After(at) {
+		at = idx
+	}
+	return at, true
+}
+
+// startCommit runs the commit job beside the loop.
+func (l *loop) startCommit(ctx context.Context, now time.Time) {
+	if l.job != jobNone || l.paused || l.d.deps.Git == nil {
+		return
+	}
+	if at, ok := l.indexDeb.due(); ok && at.After(now) {
+		return // a rebuild is still coming; the commit follows it
+	}
+	l.commitDeb.clear()
+	l.job = jobCommit
+	go func() { l.results <- l.commit(ctx) }()
+}
+
+// commit is the commit job: it takes the write lock and commits exactly
+// what differs from HEAD in the memory folder. It runs on its own goroutine
+// and touches no loop state.
+func (l *loop) commit(ctx context.Context) jobResult {
+	res := jobResult{kind: jobCommit}
+	lock, err := state.TryLock(l.d.opts.StateDir, state.WriteLock, state.Owner("memoryd run (commit)"))
+	if err != nil {
+		res.err = fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
+		return res
+	}
+	defer lock.Unlock()
+	start := time.Now()
+	message := func(paths []string) string {
+		res.summary = gitstore.CommitMessage(paths)
+		return res.summary
+	}
+	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
+	res.hash, res.paths, res.held, res.err, res.took = c.Hash, c.Paths, c.Held, err, time.Since(start)
+	return res
+}
+
+// finishCommit records a commit job's result: churn on success, a retry with
+// backoff when the repository was busy or the commit failed.
+func (l *loop) finishCommit(r jobResult, now time.Time) {
+	if r.err != nil {
+		l.commitFails++
+		wait := backoff.Delay(l.commitFails, commitRetryBase, commitRetryMax)
+		l.commitRetry = now.Add(wait)
+		l.commitDeb.touch(now)
+		if l.commitFails == 1 || !errors.Is(r.err, gitstore.ErrBusy) {
+			l.log.Warn("commit postponed", "err", r.err, "retry_in", wait)
+		}
+		l.status.Git.Problem = r.err.Error()
+		return
+	}
+	if l.commitFails > 0 {
+		l.log.Info("commit recovered")
+	}
+	l.commitFails, l.commitRetry = 0, time.Time{}
+	l.status.Git.Problem = ""
+	l.noteHeld(r.held)
+	l.status.Git.LastCheckAt = now
+	if len(r.paths) == 0 {
+		return
+	}
+	n := 0
+	for _, p := range r.paths {
+		if index.IsMemory(p) {
+			n++
+		}
+	}
+	l.status.Git.LastCommit, l.status.Git.LastCommitAt = r.hash, now
+	l.log.Info(fmt.Sprintf("committed %s: %s (%s, %s)", plural(len(r.paths), "file", "files"), r.summary, short(r.hash), took(r.took)))
+	l.addChurn(n)
+}
+
+// shutdown waits for a running job, then rebuilds and commits what is
+// pending so that nothing waits for the next start.
+func (l *loop) shutdown() error {
+	if l.jobCancel != nil {
+		l.jobCancel()
+	}
+	if l.job != jobNone {
+		r := <-l.results
+		l.finish(r, time.Now())
+	}
+	now := time.Now()
+	if _, ok := l.indexDeb.due(); ok || l.paused {
+		l.rebuild(now)
+	}
+	if g := l.d.deps.Git; g != nil && !l.paused {
+		if _, ok := l.commitDeb.due(); ok {
+			l.flushCommit()
+		}
+	}
+	l.status.Running = false
+	l.publishStatus(time.Now())
+	return nil
+}
+
+// flushCommit commits at shutdown, waiting a little while the repository is
+// busy. It gives up after shutdownCommit and says so: the changes stay on
+// disk and are committed at the next start.
+func (l *loop) flushCommit() {
+	deadline := time.Now().Add(shutdownCommit)
+	for n := 1; ; n++ {
+		r := l.commit(context.Background())
+		if r.err == nil || !errors.Is(r.err, gitstore.ErrBusy) || time.Now().After(deadline) {
+			l.finishCommit(r, time.Now())
+			if r.err != nil {
+				l.log.Warn("changes left uncommitted at shutdown; they will be committed at the next start", "err", r.err)
+			}
+			return
+		}
+		time.Sleep(backoff.Delay(n, 100*time.Millisecond, time.Second))
+	}
+}
+
+// finish records any job's result.
+func (l *loop) finish(r jobResult, now time.Time) {
+	l.job, l.jobCancel = jobNone, nil
+	switch r.kind {
+	case jobCommit:
+		l.finishCommit(r, now)
+	case jobCompact:
+		l.finishCompact(r, now)
+	case jobExtract:
+		l.finishExtract(r, now)
+	}
+	l.writeStatus(now)
+}
+
+// afterJob starts whatever became due while a job was running.
+func (l *loop) afterJob(ctx context.Context, now time.Time) {
+	if at, ok := l.commitDue(); ok && !at.After(now) {
+		l.startCommit(ctx, now)
+		return
+	}
+	l.maybeCompact(ctx, now)
+	if l.job == jobNone {
+		l.maybeExtract(ctx, now)
+	}
+}
+
+// noteHeld records the files the last commit kept out (a secret in them),
+// for status, and logs each once when it starts being held.
+func (l *loop) noteHeld(held []gitstore.Held) {
+	was := make(map[string]bool, len(l.status.Git.Held))
+	for _, h := range l.status.Git.Held {
+		was[h] = true
+	}
+	l.status.Git.Held = l.status.Git.Held[:0]
+	for _, h := range held {
+		if !was[h.Reason] {
+			l.log.Warn("file kept out of the commit", "reason", h.Reason)
+		}
+		l.status.Git.Held = append(l.status.Git.Held, h.Reason)
+	}
+}

@@ -1,0 +1,57 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+// searchSync keeps the search index in step on a goroutine of its own, so
+// that a long Sync — the first one of a large store builds the whole index,
+// about 2 s at 10,000 facts — never holds up the loop's rebuilds and
+// commits. A snapshot offered while a Sync runs replaces one not yet taken:
+// the next Sync brings the index to the newest state at once.
+type searchSync struct {
+	next chan index.Snapshot // the newest snapshot not yet taken, if any
+	done chan struct{}       // closed when the goroutine has returned
+}
+
+// startSearchSync runs the goroutine until ctx is done, which also stops a
+// Sync under way; the index keeps what it had, and a command finds it stale.
+func startSearchSync(ctx context.Context, x Searcher, log *slog.Logger) *searchSync {
+	s := &searchSync{next: make(chan index.Snapshot, 1), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case snap := <-s.next:
+				if err := x.Sync(ctx, snap); err != nil && ctx.Err() == nil {
+					log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", err)
+				}
+			}
+		}
+	}()
+	return s
+}
+
+// offer hands snap to the goroutine, replacing an older snapshot it has not
+// taken. Only the loop offers.
+func (s *searchSync) offer(snap index.Snapshot) {
+	for {
+		select {
+		case s.next <- snap:
+			return
+		default:
+		}
+		select {
+		case <-s.next: // older, never synced: dropped
+		default:
+		}
+	}
+}
+
+// wait waits for the goroutine to return.
+func (s *searchSync) wait() { <-s.done }

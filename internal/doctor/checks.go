@@ -1,0 +1,376 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/transcript"
+	"github.com/memoryd/memoryd/internal/watcher"
+)
+
+// configFile warns when the configuration file holds an API key and
+// others may read it.
+func (d *doctor) configFile() {
+	if d.o.Config.LLM.APIKey == "" || d.o.Config.Origin("llm.api_key").Source != config.FromFile {
+		return
+	}
+	fi, err := os.Stat(d.o.ConfigPath)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		d.ok("config file", "holds an API key, readable by you alone")
+		return
+	}
+	d.bad("config file", fmt.Sprintf("%s holds an API key and others may read it (mode %04o)", d.o.ConfigPath, fi.Mode().Perm()),
+		"chmod 600 "+shellQuote(d.o.ConfigPath)+"   (or set MEMORY_LLM_API_KEY in the service's environment instead)")
+}
+
+func (d *doctor) folder() {
+	dir := d.o.Dir
+	probe, err := os.CreateTemp(dir, ".memoryd-tmp-doctor-*")
+	if err != nil {
+		d.bad("memory folder", fmt.Sprintf("%s is not writable: %v", dir, err), "chmod u+w "+shellQuote(dir))
+		return
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	d.ok("memory folder", dir)
+}
+
+func (d *doctor) git() {
+	if _, err := exec.LookPath("git"); err != nil {
+		d.bad("git", "the git command is not on PATH", "install git (Debian: sudo apt-get install git; macOS: xcode-select --install)")
+		return
+	}
+	d.ok("git", "found")
+	switch {
+	case errors.Is(d.o.RepoErr, gitstore.ErrNoRepo):
+		d.bad("git repository", d.o.Dir+" is not inside a git repository; nothing is committed",
+			"git -C "+shellQuote(d.o.Dir)+" init   (or: memoryd install --git-init)")
+		return
+	case d.o.RepoErr != nil:
+		d.bad("git repository", d.o.RepoErr.Error(), "")
+		return
+	case d.o.Repo == nil:
+		d.bad("git repository", "the repository could not be opened", "")
+		return
+	}
+	d.ok("git repository", d.o.Repo.Root())
+	if b, blocked := d.o.Repo.Blocker(); blocked {
+		d.bad("commits", "memoryd cannot commit now: "+b.Reason, b.Fix)
+	} else {
+		d.ok("commits", "nothing blocks them")
+	}
+	if d.o.Config.Git.Author != "" {
+		d.ok("git author", d.o.Config.Git.Author+" (git.author)")
+		return
+	}
+	if a := d.o.Repo.Author(); a != gitstore.FallbackAuthor {
+		d.ok("git author", a)
+		return
+	}
+	d.bad("git author", "no git identity: commits are made as "+gitstore.FallbackAuthor,
+		`git config --global user.name "Your Name" && git config --global user.email you@example.com`)
+}
+
+// files reads the folder the way the daemon does.
+func (d *doctor) files() {
+	st := index.NewStore(d.o.Dir)
+	if err := st.Scan(); err != nil {
+		d.bad("memory files", err.Error(), "")
+		return
+	}
+	snap := st.Snapshot()
+	if len(snap.Unreadable) == 0 {
+		d.ok("memory files", fmt.Sprintf("%d readable", len(snap.Memories)))
+	}
+	d.secrets(snap)
+	d.ignored(snap)
+	for _, u := range snap.Unreadable {
+		fix := "fix the file, then it is picked up automatically (or run memoryd rebuild)"
+		if strings.Contains(u.Err.Error(), "conflict marker") {
+			fix = "resolve the git conflict in " + u.File + " (keep the right text, remove the <<<<<<< ======= >>>>>>> lines)"
+		}
+		d.bad("memory files", u.Err.Error(), fix)
+	}
+	d.budget(snap)
+	if snap.Conflicts > 0 {
+		d.bad("contradictions", fmt.Sprintf("%d unresolved in %s", snap.Conflicts, filepath.Join(d.o.Dir, index.ConflictsFile)),
+			"edit the facts so they agree, then delete their sections from _CONFLICTS.md")
+	} else {
+		d.ok("contradictions", "none")
+	}
+}
+
+// budget says whether every index fits what agents load, and how many
+// facts the indexes leave to search.
+func (d *doctor) budget(snap index.Snapshot) {
+	b := index.Budget{Lines: d.o.Config.Index.MaxLines, Bytes: d.o.Config.Index.MaxBytes}
+	omitted := 0
+	for _, st := range index.Measure(snap, b) {
+		omitted += st.Omitted
+		if b.Exceeded(st.Lines, st.Bytes) {
+			d.bad("index budget", fmt.Sprintf("%s is %d lines, %d bytes; agents load at most %d lines, %d bytes (pinned facts and banners always stay)",
+				st.File, st.Lines, st.Bytes, b.Lines, b.Bytes), "memoryd compact   (or unpin or remove facts you no longer need)")
+			return
+		}
+	}
+	if omitted > 0 {
+		d.bad("index budget", fmt.Sprintf("%d memories are not listed in the indexes (agents load at most %d lines, %d bytes of each); memoryd search and memory_search still find them",
+			omitted, b.Lines, b.Bytes),
+			"memoryd compact   (or remove facts you no longer need)")
+		return
+	}
+	d.ok("index budget", "every fact is listed")
+}
+
+// secrets names every memory file that holds a secret: commits keep it
+// out until the secret is gone.
+func (d *doctor) secrets(snap index.Snapshot) {
+	found := 0
+	for _, m := range snap.Memories {
+		data, err := index.ReadPlain(d.o.Dir, m.File)
+		if err != nil {
+			continue
+		}
+		if f := secrets.FindSecrets(string(data)); len(f) > 0 {
+			found++
+			d.bad("secrets", fmt.Sprintf("%s:%d holds a secret (%s); memoryd keeps the file out of every commit", m.File, f[0].Line, f[0].Kind),
+				"remove it from the file (keep it in a password manager, and write where to find it); if git history already has it, rotate it")
+		}
+	}
+	if found == 0 {
+		d.ok("secrets", "none in the memory files")
+	}
+}
+
+// ignored says how many memory files git ignores: never committed, and
+// left alone by compaction and extraction.
+func (d *doctor) ignored(snap index.Snapshot) {
+	if d.o.Repo == nil || len(snap.Memories) == 0 {
+		return
+	}
+	files := make([]string, len(snap.Memories))
+	for i, m := range snap.Memories {
+		files[i] = m.File
+	}
+	ignored, err := d.o.Repo.Ignored(d.ctx, files)
+	if err != nil || len(ignored) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(ignored))
+	d.ok("ignored files", fmt.Sprintf("%d memory file(s) are ignored by git, so never committed; compaction and extraction leave them alone: %s",
+		len(names), strings.Join(names[:min(5, len(names))], ", ")))
+}
+
+// watchLimit compares the folder's directories with inotify's watch limit.
+func (d *doctor) watchLimit() {
+	dirs, limit, ok := watcher.WatchLimit(d.o.Dir)
+	switch {
+	case !ok:
+	case dirs*2 > limit:
+		d.bad("inotify watches", fmt.Sprintf("the memory folder has %d folders and the limit is %d watches for all programs", dirs, limit),
+			fmt.Sprintf("echo fs.inotify.max_user_watches=%d | sudo tee /etc/sysctl.d/90-memoryd.conf && sudo sysctl --system", max(dirs*4, 524288)))
+	default:
+		d.ok("inotify watches", fmt.Sprintf("%d folders, limit %d", dirs, limit))
+	}
+}
+
+func (d *doctor) service() {
+	if d.o.InstallErr != nil {
+		d.bad("service", d.o.InstallErr.Error(), "")
+		return
+	}
+	st, err := install.Status(d.ctx, d.o.Install)
+	switch {
+	case !st.Installed && err != nil && errors.Is(err, install.ErrNoUserManager):
+		d.bad("service", "no per-user service manager is reachable, so memoryd cannot run as a service here",
+			fmt.Sprintf("start it by hand (in tmux, or from your shell profile): %s run --config %s — or log in to a session with systemd --user",
+				shellQuote(d.o.Install.Binary), shellQuote(d.o.Install.ConfigPath)))
+		return
+	case !st.Installed:
+		d.bad("service", "memoryd is not installed as a service", "memoryd install --memory-dir DIR")
+		return
+	case err != nil:
+		d.bad("service", err.Error(), "memoryd restart")
+		return
+	case !st.Running:
+		d.bad("service", fmt.Sprintf("installed (%s) but not running: %s", st.File, st.Detail), "memoryd start   (logs: journalctl --user -u memoryd)")
+	case !st.Current:
+		d.ok("service", "running; the service file differs from what this binary would write (memoryd install to refresh)")
+	default:
+		d.ok("service", "running")
+	}
+	if st.Platform == "systemd" {
+		d.lingerCheck()
+	}
+}
+
+// lingerCheck asks logind whether the user's services outlive their logins.
+func (d *doctor) lingerCheck() {
+	user := d.o.User
+	if user == "" {
+		return
+	}
+	out, err := exec.CommandContext(d.ctx, "loginctl", "show-user", user, "--property=Linger", "--value").Output()
+	if err != nil {
+		return // no logind: nothing to say
+	}
+	if strings.TrimSpace(string(out)) != "yes" {
+		d.bad("lingering", "memoryd stops when you log out", "loginctl enable-linger "+user)
+		return
+	}
+	d.ok("lingering", "on")
+}
+
+func (d *doctor) openCode() {
+	if _, err := exec.LookPath("opencode"); err != nil {
+		d.ok("opencode", "not installed (only needed for the opencode provider and OpenCode transcripts)")
+		return
+	}
+	d.ok("opencode", "found")
+	dir := d.o.OpenCodeDir
+	if d.o.FolderErr != nil {
+		return
+	}
+	file, missing, err := install.MissingInstructions(dir, d.o.Dir)
+	if err != nil {
+		d.bad("opencode instructions", err.Error(), "fix the file, then memoryd install --opencode")
+		return
+	}
+	if len(missing) > 0 {
+		where := "OpenCode's global config"
+		if file != "" {
+			where = file
+		}
+		d.bad("opencode instructions", fmt.Sprintf("%s does not load %s", where, strings.Join(missing, ", ")),
+			"memoryd install --opencode --memory-dir "+shellQuote(d.o.Dir))
+		return
+	}
+	d.ok("opencode instructions", file)
+}
+
+// llm says which provider is used and whether it answers.
+func (d *doctor) llm() {
+	if !d.provider() {
+		return
+	}
+	d.model()
+	if d.o.Live != nil {
+		d.liveCall()
+	}
+}
+
+// provider says which provider is used and whether it can be reached;
+// false when it cannot be used at all.
+func (d *doctor) provider() bool {
+	provider := d.o.Provider
+	switch provider {
+	case "none":
+		d.bad("llm provider", "none configured: compaction and extraction are off",
+			"set llm.provider in "+d.o.ConfigPath+" (opencode, openai or anthropic), or MEMORY_LLM_PROVIDER")
+		return false
+	case "opencode":
+		if _, err := exec.LookPath("opencode"); err != nil {
+			d.bad("llm provider", "opencode is the provider but is not on PATH", "install OpenCode, or choose another llm.provider")
+			return false
+		}
+		d.ok("llm provider", "opencode (uses OpenCode's own provider settings)")
+		return true
+	}
+	base := d.o.Config.LLM.BaseURL
+	if base == "" {
+		base = llm.DefaultBaseURL(provider)
+	}
+	loopback, err := llm.Dial(d.ctx, base)
+	switch {
+	case errors.Is(err, llm.ErrBadBaseURL):
+		d.bad("llm provider", err.Error(), "fix llm.base_url")
+	case err != nil:
+		d.bad("llm provider", fmt.Sprintf("%s at %s is not reachable: %v", provider, base, err), "check llm.base_url and your network")
+	case d.o.Config.LLM.APIKey == "" && !loopback:
+		d.bad("llm provider", provider+" has no API key", "set MEMORY_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	default:
+		d.ok("llm provider", provider+" at "+base)
+		return true
+	}
+	return false
+}
+
+// model checks, without a paid call, that the provider offers the models
+// extraction and compaction use.
+func (d *doctor) model() {
+	offered, err := llm.Models(d.ctx, d.o.LLM)
+	if err != nil {
+		d.ok("llm model", fmt.Sprintf("%s (the provider's model list could not be read: %v)", d.o.Config.Extract.Model, err))
+		return
+	}
+	fix := "set extract.model (and compact.model) to one the provider lists"
+	if d.o.Provider == "opencode" {
+		fix += ": opencode models"
+	}
+	for _, m := range slices.Compact([]string{d.o.Config.Extract.Model, d.o.Config.Compact.Model}) {
+		if !slices.Contains(offered, m) {
+			d.bad("llm model", fmt.Sprintf("%s does not offer %s (%d models offered)", d.o.Provider, m, len(offered)), fix)
+			return
+		}
+	}
+	d.ok("llm model", d.o.Config.Extract.Model)
+}
+
+// liveCall makes one tiny real call (doctor --llm) and reports its latency
+// and tokens.
+func (d *doctor) liveCall() {
+	start := time.Now()
+	resp, err := d.o.Live.Complete(d.ctx, llm.Request{Task: "doctor", Model: d.o.Config.Extract.Model,
+		Prompt: "Answer with the single word: ok"})
+	took := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		d.bad("llm call", fmt.Sprintf("%s failed after %s: %v", d.o.Config.Extract.Model, took, err), "check the model and the provider's credentials")
+		return
+	}
+	d.ok("llm call", fmt.Sprintf("%s answered in %s (%d tokens in, %d out): %q",
+		d.o.Config.Extract.Model, took, resp.InputTokens, resp.OutputTokens, clipText(resp.Text, 40)))
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// transcripts reports which transcript stores extraction reads.
+func (d *doctor) transcripts() {
+	if !d.o.Config.Extract.Enabled {
+		d.ok("transcripts", "extraction is off (extract.enabled)")
+		return
+	}
+	srcs := d.o.Sources
+	var parts []string
+	srcs.Each(func(s transcript.Source) {
+		parts = append(parts, s.Name()+" ("+strings.Join(s.WatchPaths(), ", ")+")")
+	})
+	if err := srcs.Err(); err != nil {
+		d.bad("transcripts", "a transcript store could not be opened: "+err.Error(),
+			"check the file's permissions, or point extract.opencode_db (MEMORY_OPENCODE_DB) at the right database")
+	}
+	switch {
+	case len(parts) > 0:
+		d.ok("transcripts", strings.Join(parts, "; "))
+	case srcs.Err() == nil:
+		d.ok("transcripts", "no agent sessions yet (looked for OpenCode, Claude Code and Codex); extraction starts when one appears")
+	}
+}

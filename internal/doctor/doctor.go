@@ -1,0 +1,108 @@
+// Package doctor checks a memoryd setup the way a careful user would — the
+// folder, git, the files, the service, the agents' wiring, the model, the
+// transcripts — and turns every problem into a finding with the command
+// that fixes it. It changes nothing.
+package doctor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/llm"
+)
+
+// Finding is one check's outcome: ok (Problem empty), or a problem and its
+// fix.
+type Finding struct {
+	Check   string
+	Problem string
+	Fix     string
+	Note    string // detail for an ok check
+}
+
+// Options is what the checks look at; the command line resolves it.
+type Options struct {
+	// FolderErr is why the memory folder could not be opened; then only
+	// the checks that need no folder run.
+	FolderErr  error
+	Dir        string // the memory folder, real path
+	Config     config.Config
+	ConfigPath string
+	Repo       *gitstore.Repo // nil when RepoErr says why
+	RepoErr    error
+	// Install describes the service; InstallErr is why it could not be.
+	Install    install.Options
+	InstallErr error
+	User       string // the login name, for loginctl
+	// OpenCodeDir is OpenCode's global config folder.
+	OpenCodeDir string
+	// Provider is the resolved llm.provider; LLM the client options, for
+	// listing the provider's models.
+	Provider string
+	LLM      llm.Options
+	// Live, when set (doctor --llm), makes one tiny real call.
+	Live llm.Completer
+	// Sources are the transcript stores extraction would read.
+	Sources *extractor.Sources
+}
+
+// Run runs every check and returns the findings in order.
+func Run(ctx context.Context, o Options) []Finding {
+	d := &doctor{ctx: ctx, o: o}
+	if o.FolderErr != nil {
+		d.bad("memory folder", o.FolderErr.Error(), "memoryd install --memory-dir DIR")
+	} else {
+		d.folder()
+		d.configFile()
+		d.git()
+		d.files()
+		d.watchLimit()
+		d.openFiles()
+	}
+	d.service()
+	d.openCode()
+	d.agents()
+	if o.FolderErr == nil {
+		d.llm()
+		d.transcripts()
+	}
+	return d.findings
+}
+
+// Problems counts the findings that are problems.
+func Problems(fs []Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Problem != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// doctor collects findings; each check appends one or more.
+type doctor struct {
+	ctx      context.Context
+	o        Options
+	findings []Finding
+}
+
+func (d *doctor) ok(check, note string) {
+	d.findings = append(d.findings, Finding{Check: check, Note: note})
+}
+
+func (d *doctor) bad(check, problem, fix string) {
+	d.findings = append(d.findings, Finding{Check: check, Problem: problem, Fix: fix})
+}
+
+// shellQuote quotes s for a command line a user copies.
+func shellQuote(s string) string {
+	if strings.ContainsAny(s, " '\"$`\\") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}

@@ -1,0 +1,449 @@
+// Package extractor runs one extraction pass over one agent session: it
+// reads the messages after the session's watermark, asks the LLM which
+// durable facts they hold, puts every proposal through a quality gate, writes
+// the memory files, rebuilds MEMORY.md, commits, and only then advances the
+// watermark.
+//
+// A pass is bounded: at most Options.MaxMessages messages (the newest, when
+// more are new) and Options.MaxTranscript characters of transcript, with the
+// existing memories' bodies as context up to Options.MaxContext characters
+// (the rest by their index line). The folder's PROTOCOL.md is the model's
+// rulebook.
+//
+// Privacy and quality: secrets are redacted from the transcript before it is
+// sent (see Redact); messages in which the user asks that something not be
+// remembered are withheld, with the assistant's reply; a proposed memory is
+// rejected when it still holds a secret, is a raw error or stack trace,
+// names a commit hash, is mostly file paths or is too short; it is dropped
+// when an existing file already holds its canonical text; an update of a
+// readonly file is refused; names are made safe.
+//
+// Crash safety: the watermark moves only after the commit (or when there was
+// nothing to write). A pass interrupted between its commit and the watermark
+// runs again; the same proposals then change nothing, because a create of an
+// existing file is an update of it and an update to the same text is no
+// change.
+//
+// The extractor decides nothing about when to run: the daemon calls Extract
+// for a session it found idle.
+package extractor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/protocol"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/transcript"
+)
+
+// Default bounds of one pass (the design's figures).
+const (
+	DefaultMaxMessages   = 40
+	DefaultMaxTranscript = 24000
+	DefaultMaxContext    = 12000
+)
+
+// ErrNothingToDo is returned (possibly wrapped) by Extract when the session
+// has no new messages, or no longer exists. No LLM call was made.
+var ErrNothingToDo = errors.New("nothing new to extract")
+
+// Repo is what a pass needs of the notes repository (gitstore.Repo).
+type Repo interface {
+	InOperation() bool
+	Busy() error
+	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
+	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
+}
+
+// Options configure an Extractor. Zero bounds take the defaults.
+type Options struct {
+	MemoryDir string // the memory folder
+	StateDir  string // the folder's state directory: watermarks and the write lock
+	Model     string // "provider/model"
+
+	MaxMessages   int // messages per pass
+	MaxTranscript int // characters of transcript per pass
+	MaxContext    int // characters of existing memory bodies per pass
+
+	// LockOwner describes this process in the write lock ("pid 42, memoryd run").
+	LockOwner string
+	Logger    *slog.Logger
+	// Review reports whether a fact of a type waits in the inbox for a
+	// person (extract.review); nil means none does.
+	Review func(typ string) bool
+}
+
+// Deps are what an Extractor talks to.
+type Deps struct {
+	LLM     llm.Completer
+	Repo    Repo
+	Sources *Sources
+}
+
+// Extractor runs extraction passes. Its methods are safe for concurrent use;
+// passes run one at a time.
+type Extractor struct {
+	opts Options
+	deps Deps
+	log  *slog.Logger
+
+	pass  sync.Mutex   // one pass at a time in this process; guards store
+	store *index.Store // parsed memory files, reused between passes
+
+	marksMu sync.Mutex // serializes edits of the watermarks file in this process
+
+	dirMu sync.Mutex
+	dirs  map[string]string // session key → working directory, learnt from listings
+}
+
+// New returns an Extractor; it starts nothing.
+func New(opts Options, deps Deps) *Extractor {
+	if opts.MaxMessages <= 0 {
+		opts.MaxMessages = DefaultMaxMessages
+	}
+	if opts.MaxTranscript <= 0 {
+		opts.MaxTranscript = DefaultMaxTranscript
+	}
+	if opts.MaxContext <= 0 {
+		opts.MaxContext = DefaultMaxContext
+	}
+	if opts.LockOwner == "" {
+		opts.LockOwner = state.Owner("memoryd extraction")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Extractor{opts: opts, deps: deps, log: log.With("component", "extractor"),
+		store: index.NewStore(opts.MemoryDir), dirs: map[string]string{}}
+}
+
+// Result describes one pass.
+type Result struct {
+	Source, Session string
+	Messages        int         // new messages after the watermark
+	Sent            int         // messages shown to the model (0: no LLM call)
+	Redacted        int         // secrets redacted from what was sent
+	Withheld        int         // messages withheld because the user asked
+	Changes         []Change    // files written (in a dry run: that would be)
+	Rejected        []Rejection // proposals refused by the gate, or that changed nothing
+	Commit          string      // the commit made, "" if none
+	Tokens          int         // tokens of the model call (as reported, else estimated)
+}
+
+// Extract runs one pass over a session and returns what it wrote. It returns
+// an error matching ErrNothingToDo, without calling the LLM, when there is
+// nothing new after the watermark; when the session is gone (the error also
+// matches transcript.ErrSessionGone) its watermark is dropped. Any other
+// error leaves the watermark where it was, so the pass can run again.
+func (x *Extractor) Extract(ctx context.Context, source, id string) (Result, error) {
+	return x.run(ctx, source, id, false)
+}
+
+// DryRun is Extract without any write: no memory file, no commit, no
+// watermark. Result.Changes holds what Extract would write now.
+func (x *Extractor) DryRun(ctx context.Context, source, id string) (Result, error) {
+	return x.run(ctx, source, id, true)
+}
+
+func (x *Extractor) run(ctx context.Context, source, id string, dry bool) (Result, error) {
+	x.pass.Lock()
+	defer x.pass.Unlock()
+	start := time.Now()
+	res, err := x.runLocked(ctx, source, id, dry)
+	log := x.log.With("source", source, "session", id, "messages", res.Messages, "sent", res.Sent,
+		"written", len(res.Changes), "rejected", len(res.Rejected), "duration", time.Since(start).Round(time.Millisecond))
+	switch {
+	case errors.Is(err, ErrNothingToDo):
+		log.Debug("nothing to extract", "reason", err)
+	case err != nil:
+		log.Warn("extraction failed", "err", err)
+	default:
+		for _, r := range res.Rejected {
+			log.Info("proposal rejected", "name", r.Name, "reason", r.Reason)
+		}
+		log.Info("extracted", "dry_run", dry, "commit", res.Commit)
+	}
+	return res, err
+}
+
+func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) (Result, error) {
+	res := Result{Source: source, Session: id}
+	key := Key(source, id)
+	b, err := x.readSession(ctx, source, id, dry)
+	if err != nil {
+		return res, err
+	}
+	res.Messages = b.total
+	if len(b.msgs) == 0 {
+		return res, ErrNothingToDo
+	}
+	tr := renderTranscript(b.msgs, x.opts.MaxTranscript)
+	res.Redacted, res.Withheld = tr.redacted, tr.withheld
+	if tr.userShown == 0 {
+		// Nothing the user said is in view: the model could only echo the
+		// assistant. Move on without a call.
+		if dry {
+			return res, nil
+		}
+		return res, x.advance(key, b.mark)
+	}
+	if err := x.store.Scan(); err != nil {
+		return res, fmt.Errorf("read memory folder: %w", err)
+	}
+	snap := x.store.Snapshot()
+	mem := buildContext(snap.Memories, tr.text, x.opts.MaxContext)
+	req := llm.Request{
+		Task: "extract", Model: x.opts.Model, JSON: true,
+		System: systemPrompt(protocol.Load(x.opts.MemoryDir)),
+		Prompt: userPrompt(x.project(ctx, source, id), mem, tr, b.total),
+	}
+	res.Sent = tr.shown
+	resp, err := x.deps.LLM.Complete(ctx, req)
+	if err != nil {
+		return res, fmt.Errorf("ask the model: %w", err)
+	}
+	res.Tokens = resp.Tokens(req)
+	props, err := ParseAnswer(resp.Text)
+	if err != nil {
+		return res, err
+	}
+	res.Changes, res.Rejected = plan(props, snap, mem.shown)
+	stamp(res.Changes, source, id, x.project(ctx, source, id), b.msgs, time.Now())
+	if len(res.Rejected) > 0 {
+		x.log.Info("proposals not written", "session", key, "rejected", len(res.Rejected))
+	}
+	if err := x.dropIgnored(ctx, &res); err != nil {
+		return res, err
+	}
+	if err := x.keepHandLines(ctx, snap, &res); err != nil {
+		return res, err
+	}
+	x.toInbox(snap, &res)
+	if dry {
+		return res, nil
+	}
+	return x.apply(ctx, res, key, b.mark)
+}
+
+// dropIgnored refuses the changes to files git would not commit (ignored
+// and untracked): no commit would keep them, so nothing could undo them.
+func (x *Extractor) dropIgnored(ctx context.Context, res *Result) error {
+	if x.deps.Repo == nil || len(res.Changes) == 0 {
+		return nil
+	}
+	files := make([]string, len(res.Changes))
+	for i, c := range res.Changes {
+		files[i] = c.File
+	}
+	ignored, err := x.deps.Repo.Ignored(ctx, files)
+	if err != nil || len(ignored) == 0 {
+		return err
+	}
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		if ignored[c.File] {
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "git ignores " + c.File + "; memoryd never writes a file no commit would keep"})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	res.Changes = kept
+	return nil
+}
+
+// keepHandLines refuses an update that would drop a line a person wrote
+// (facts.HandLines): the model was asked to keep what is still true, and
+// nothing else guards a hand-written line.
+func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res *Result) error {
+	var repo *gitstore.Repo
+	if r, ok := x.deps.Repo.(*gitstore.Repo); ok {
+		repo = r
+	}
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		if c.Action != "update" {
+			kept = append(kept, c)
+			continue
+		}
+		cur := findMemory(snap, c.File)
+		next, err := index.Parse(c.File, c.Data)
+		if cur == nil || err != nil {
+			kept = append(kept, c)
+			continue
+		}
+		hand, err := facts.HandLines(ctx, repo, cur)
+		if err != nil {
+			return err
+		}
+		if gone := facts.Dropped(hand, next.Body); len(gone) > 0 {
+			// A proposal for a person instead: the file stays as it is.
+			c.review = fmt.Sprintf("it would drop %d line(s) a person wrote (%q)", len(gone), clip(gone[0], 60))
+		}
+		kept = append(kept, c)
+	}
+	res.Changes = kept
+	return nil
+}
+
+// toInbox sends to the inbox (index.InboxDir) the changes a person must
+// review: every fact of a type under review (Options.Review), and updates
+// that would drop hand-written lines. The fact itself is untouched until
+// the proposal is accepted. A proposal already waiting is not made twice.
+func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		m, err := index.Parse(c.File, c.Data)
+		if c.review == "" && (err != nil || x.opts.Review == nil || !x.opts.Review(m.Type)) {
+			kept = append(kept, c)
+			continue
+		}
+		file := index.InboxDir + "/" + c.File
+		if findMemory(snap, file) != nil {
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "a proposal for it already waits for review"})
+			continue
+		}
+		if c.review == "" {
+			c.review = "extract.review"
+		}
+		c.File, c.prev, c.Action = file, "", "propose"
+		kept = append(kept, c)
+	}
+	res.Changes = kept
+}
+
+func findMemory(snap index.Snapshot, file string) *index.Memory {
+	for _, m := range snap.Memories {
+		if m.File == file {
+			return m
+		}
+	}
+	return nil
+}
+
+// readSession reads the session's messages after its watermark. A session
+// that is gone loses its watermark (not in a dry run) and gives an error
+// matching both ErrNothingToDo and transcript.ErrSessionGone.
+func (x *Extractor) readSession(ctx context.Context, source, id string, dry bool) (batch, error) {
+	key := Key(source, id)
+	marks, err := loadMarks(x.opts.StateDir)
+	if err != nil {
+		return batch{}, err
+	}
+	var b batch
+	err = x.deps.Sources.use(source, func(src transcript.Source) error {
+		b, err = readNew(ctx, src, id, marks[key], x.opts.MaxMessages)
+		return err
+	})
+	if errors.Is(err, transcript.ErrSessionGone) {
+		if !dry {
+			if err := x.drop(key); err != nil {
+				return batch{}, err
+			}
+		}
+		return batch{}, fmt.Errorf("%w: %w", ErrNothingToDo, err)
+	}
+	if err != nil {
+		return batch{}, fmt.Errorf("read session %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// project is the working directory of a session, from the listings seen so
+// far or, failing that, a fresh listing of its source.
+func (x *Extractor) project(ctx context.Context, source, id string) string {
+	key := Key(source, id)
+	x.dirMu.Lock()
+	dir, ok := x.dirs[key]
+	x.dirMu.Unlock()
+	if ok {
+		return dir
+	}
+	x.deps.Sources.use(source, func(src transcript.Source) error {
+		list, err := src.Changed(ctx, time.Time{})
+		for _, s := range list {
+			if s.ID == id {
+				dir = s.Dir
+			}
+		}
+		return err
+	})
+	return dir
+}
+
+// Changed lists the sessions of every source updated at or after since (the
+// zero time: all), oldest first within each source. It remembers each
+// session's working directory for the prompt, and a full listing (since
+// zero) drops the watermarks of sessions their source no longer has. A
+// failing source is named in the error; the other sources' sessions are
+// returned with it.
+func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.Session, error) {
+	l, err := x.deps.Sources.changed(ctx, since)
+	x.dirMu.Lock()
+	for _, s := range l.sessions {
+		x.dirs[Key(s.Source, s.ID)] = s.Dir
+	}
+	x.dirMu.Unlock()
+	if slices.Contains(slices.Collect(maps.Values(l.complete)), true) {
+		if perr := x.prune(l); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}
+	return l.sessions, err
+}
+
+// prune drops the watermarks of sessions that a complete listing of their
+// source no longer shows (deleted sessions and files).
+func (x *Extractor) prune(l listing) error {
+	listed := make(map[string]bool, len(l.sessions))
+	for _, s := range l.sessions {
+		listed[Key(s.Source, s.ID)] = true
+	}
+	lock, err := x.lock()
+	if err != nil {
+		return nil // best effort: a pass or another process is writing; prune next time
+	}
+	defer lock.Unlock()
+	return x.editMarks(func(m watermarks) {
+		for key := range m {
+			src, _, _ := cutKey(key)
+			if l.complete[src] && !listed[key] {
+				delete(m, key)
+			}
+		}
+	})
+}
+
+// cutKey splits a session key at the source name, which holds no slash.
+func cutKey(key string) (source, id string, ok bool) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return key, "", false
+}
+
+// WatchPaths lists the folders in which transcript activity shows up.
+func (x *Extractor) WatchPaths() []string { return x.deps.Sources.WatchPaths() }
+
+// Watermark returns the stored watermark of a session and whether there is one.
+func (x *Extractor) Watermark(source, id string) (transcript.Watermark, bool, error) {
+	m, err := loadMarks(x.opts.StateDir)
+	if err != nil {
+		return transcript.Watermark{}, false, err
+	}
+	w, ok := m[Key(source, id)]
+	return w, ok, nil
+}

@@ -1,0 +1,241 @@
+package extractor
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+// maxBody bounds a memory body the model proposes: one fact is a few lines.
+const maxBody = 8000
+
+// maxChanges bounds the files one pass writes: an answer with a thousand
+// "memories" is not a session's worth of durable facts.
+const maxChanges = 20
+
+// Change is one memory file a pass writes (or, in a dry run, would write).
+type Change struct {
+	File   string // relative to the memory folder, "<type>-<name>.md"
+	Action string // "create", "update", or "propose" (written to the inbox for review)
+	Data   []byte // the file's new bytes
+	prev   string // for an update, the hash of the file the change was planned on
+	scope  string // the project the model gave: a slug, "global", or "" when it said none
+	review string // why the change goes to the inbox instead ("" when it does not)
+}
+
+// Rejection is a proposal the gate refused, or one that changed nothing.
+type Rejection struct {
+	Name   string // the name the model proposed
+	Reason string
+}
+
+// planner turns proposals into changes against a snapshot of the folder.
+type planner struct {
+	byFile     map[string]*index.Memory
+	byName     map[string][]*index.Memory
+	unreadable map[string]bool
+	shown      map[string]bool   // files whose body the model saw
+	canonBody  map[string]string // canonical body → file holding it (existing and planned)
+	canonDesc  map[string]string // canonical description → file
+	planned    map[string]bool
+	changes    []Change
+	rejected   []Rejection
+}
+
+func newPlanner(snap index.Snapshot, shown map[string]bool) *planner {
+	p := &planner{
+		byFile: map[string]*index.Memory{}, byName: map[string][]*index.Memory{},
+		unreadable: map[string]bool{}, shown: shown,
+		canonBody: map[string]string{}, canonDesc: map[string]string{}, planned: map[string]bool{},
+	}
+	for _, m := range snap.Memories {
+		p.byFile[m.File] = m
+		p.byName[m.Name] = append(p.byName[m.Name], m)
+		p.remember(m.File, m.Description, m.Body)
+	}
+	for _, u := range snap.Unreadable {
+		p.unreadable[u.File] = true
+	}
+	return p
+}
+
+// remember records a file's text for deduplication.
+func (p *planner) remember(file, desc, body string) {
+	if c := index.Canonical(body); c != "" {
+		if _, ok := p.canonBody[c]; !ok {
+			p.canonBody[c] = file
+		}
+	}
+	if c := index.Canonical(desc); c != "" {
+		if _, ok := p.canonDesc[c]; !ok {
+			p.canonDesc[c] = file
+		}
+	}
+}
+
+// plan runs every proposal through the gate, in order.
+func plan(props []Proposal, snap index.Snapshot, shown map[string]bool) ([]Change, []Rejection) {
+	p := newPlanner(snap, shown)
+	for _, prop := range props {
+		reason := "more than " + strconv.Itoa(maxChanges) + " memories in one pass"
+		if len(p.changes) < maxChanges {
+			reason = p.add(prop)
+		}
+		if reason != "" {
+			name := prop.Name
+			if name == "" {
+				name = index.CleanText(prop.File, false, 200)
+			}
+			p.rejected = append(p.rejected, Rejection{Name: name, Reason: reason})
+		}
+	}
+	return p.changes, p.rejected
+}
+
+// add plans one proposal and returns why it was not, or "".
+func (p *planner) add(prop Proposal) string {
+	action := strings.ToLower(strings.TrimSpace(prop.Action))
+	if action == "" {
+		action = "create"
+	}
+	if action != "create" && action != "update" {
+		return "unknown action " + clip(prop.Action, 40)
+	}
+	typ := strings.ToLower(strings.TrimSpace(prop.Type))
+	body := strings.TrimSpace(strings.ReplaceAll(prop.Body, "\r\n", "\n"))
+	desc := clip(oneLine(prop.Description), 300)
+	if inner, err := index.Parse("proposal.md", []byte(body+"\n")); err == nil && strings.HasPrefix(body, "---") {
+		// The model wrote a whole file into "body": take it apart.
+		body, desc, typ = strings.TrimSpace(inner.Body), cmpOr(desc, oneLine(inner.Description)), cmpOr(typ, inner.Type)
+	}
+	if desc == "" {
+		desc = firstLine(body)
+	}
+	switch {
+	case body == "":
+		return "empty body"
+	case len(body) > maxBody:
+		return "body too long for one fact"
+	}
+	if reason := rejectText(prop.Name+"\n"+desc+"\n"+body, body); reason != "" {
+		return reason
+	}
+	name := safeName(prop.Name, typ, desc, body)
+	if target := p.target(prop, typ, name); target != nil {
+		return p.update(target, desc, body, prop.Project)
+	}
+	if !slices.Contains(index.Types, typ) {
+		return "unknown type " + clip(prop.Type, 40)
+	}
+	return p.create(typ, name, desc, body, prop.Project)
+}
+
+// target is the existing memory a proposal is about: the file it names, the
+// file its type and name give, or the only memory with that name. A create
+// of an existing file is an update of it.
+func (p *planner) target(prop Proposal, typ, name string) *index.Memory {
+	if m := p.byFile[strings.TrimSpace(prop.File)]; m != nil {
+		return m
+	}
+	if m := p.byFile[typ+"-"+name+".md"]; m != nil {
+		return m
+	}
+	if ms := p.byName[name]; len(ms) == 1 {
+		return ms[0]
+	}
+	return nil
+}
+
+func (p *planner) create(typ, name, desc, body, scope string) string {
+	file := typ + "-" + name + ".md"
+	switch {
+	case !index.IsMemory(file):
+		return "not a memory file name: " + file
+	case p.unreadable[file]:
+		return file + " exists but could not be read"
+	case p.planned[file]:
+		return "proposed twice: " + file
+	}
+	if dup := p.duplicate("", desc, body); dup != "" {
+		return "duplicate of " + dup
+	}
+	m := index.NewMemory(typ, name, desc, body)
+	p.accept(Change{File: file, Action: "create", Data: m.Format(), scope: scope}, desc, body)
+	return ""
+}
+
+// update rewrites an existing memory's description and body, keeping every
+// other frontmatter key. When the model did not see the old body (the store
+// was too large to show it), the new text is added below the old one, under
+// the old description, instead of replacing it, so nothing is lost.
+func (p *planner) update(m *index.Memory, desc, body, scope string) string {
+	switch {
+	case m.Readonly:
+		return m.File + " is readonly"
+	case strings.Contains(m.File, "/"):
+		return m.File + " is in a subfolder; memoryd changes only top-level files"
+	case p.planned[m.File]:
+		return "proposed twice: " + m.File
+	}
+	if !p.shown[m.File] {
+		if strings.Contains(index.Canonical(m.Body), index.Canonical(body)) {
+			return "no change to " + m.File
+		}
+		body = strings.TrimRight(m.Body, "\n") + "\n\n" + body
+		desc = cmpOr(m.Description, desc)
+	}
+	if index.Canonical(body) == index.Canonical(m.Body) && index.Canonical(desc) == index.Canonical(m.Description) {
+		return "no change to " + m.File
+	}
+	if dup := p.duplicate(m.File, "", body); dup != "" {
+		return "duplicate of " + dup
+	}
+	c := *m
+	c.Description, c.Body = desc, body
+	p.accept(Change{File: m.File, Action: "update", Data: c.Format(), prev: m.Hash, scope: scope}, desc, body)
+	return ""
+}
+
+// duplicate returns the file (other than self) that already holds the
+// text: the same canonical body, a body that contains it, or the same
+// canonical description.
+func (p *planner) duplicate(self, desc, body string) string {
+	c := index.Canonical(body)
+	if f, ok := p.canonBody[c]; ok && f != self {
+		return f
+	}
+	if d := index.Canonical(desc); d != "" {
+		if f, ok := p.canonDesc[d]; ok && f != self {
+			return f
+		}
+	}
+	if weight(c) < 2*minWeight {
+		return "" // too little text to say another body holds it
+	}
+	files := make([]string, 0, len(p.canonBody))
+	for other, f := range p.canonBody {
+		if f != self && strings.Contains(other, c) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	slices.Sort(files)
+	return files[0]
+}
+
+func (p *planner) accept(c Change, desc, body string) {
+	p.planned[c.File] = true
+	p.changes = append(p.changes, c)
+	p.remember(c.File, desc, body)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

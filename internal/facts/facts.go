@@ -1,0 +1,416 @@
+// Package facts is the one place a fact is written by hand or by an agent:
+// created, replaced, edited or forgotten, with every check in one place —
+// the format and the name rule, secrets, readonly files, duplicates — then
+// written atomically and committed through the same path as the daemon's
+// commits. The memory commands (add, edit, forget) and the MCP server call
+// it; none of them checks anything itself.
+package facts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/backoff"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/project"
+	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/state"
+)
+
+// Errors a writer's caller may act on; each comes wrapped with the file and
+// the details, in words for the person or the model that asked.
+var (
+	ErrInvalid   = errors.New("invalid fact")
+	ErrSecret    = errors.New("holds a secret")
+	ErrReadonly  = errors.New("is readonly")
+	ErrExists    = errors.New("already exists")
+	ErrDuplicate = errors.New("duplicates another fact")
+	ErrNotFound  = errors.New("no such fact")
+	ErrBusy      = errors.New("the memory folder is busy")
+	ErrHandLines = errors.New("would drop lines a person wrote")
+)
+
+// Limits of what one fact may hold.
+const (
+	MaxDescription = 300
+	MaxBody        = 8000
+)
+
+// Fact is what a caller wants saved.
+type Fact struct {
+	Type        string // user, feedback, project or reference
+	Name        string // kebab slug; the file is <type>-<name>.md
+	Description string // one line, the index's recall hook
+	Body        string
+	Project     string // the project slug when the fact holds in one repository only, "" for a global fact
+}
+
+// File is the fact's file name.
+func (f Fact) File() string { return f.Type + "-" + f.Name + ".md" }
+
+// Options configure a Writer.
+type Options struct {
+	Dir      string         // the memory folder
+	StateDir string         // its state folder (the write lock)
+	Repo     *gitstore.Repo // nil: files are written but not committed
+	Who      string         // names the writer in the lock and in commit messages ("cli", "mcp")
+	// Wait is how long a write waits for the write lock another writer
+	// (the daemon committing) holds; 0 means 10 s.
+	Wait time.Duration
+	// Now is the clock for metadata.updated; nil means time.Now.
+	Now func() time.Time
+	// Search, when set, is handed the folder as each write left it
+	// (search.Update), so a search right after the write finds it. The
+	// search index is a cache the next search repairs: a failure here does
+	// not fail the write.
+	Search func(context.Context, index.Snapshot) error
+}
+
+// Writer writes facts into one memory folder. Safe for concurrent use: the
+// write lock serializes writers across processes.
+type Writer struct{ opts Options }
+
+// New returns a Writer; it touches nothing.
+func New(opts Options) *Writer {
+	if opts.Wait <= 0 {
+		opts.Wait = 10 * time.Second
+	}
+	if opts.Who == "" {
+		opts.Who = "cli"
+	}
+	return &Writer{opts: opts}
+}
+
+// Done is what a write did.
+type Done struct {
+	File   string
+	Action string // "created", "replaced", "edited", "forgot"
+	Commit string // "" when there is no repository, or nothing changed
+
+	reason string // why it was forgotten, for the commit message
+}
+
+// today is the date metadata.updated records, in the local time zone.
+func (w *Writer) today() string {
+	now := time.Now
+	if w.opts.Now != nil {
+		now = w.opts.Now
+	}
+	return now().Format(time.DateOnly)
+}
+
+// source is this writer's entry in metadata.source.
+func (w *Writer) source() index.Source {
+	now := time.Now
+	if w.opts.Now != nil {
+		now = w.opts.Now
+	}
+	s := index.Source{Agent: w.opts.Who, At: now().UTC().Format(time.RFC3339)}
+	s.Cwd, _ = os.Getwd()
+	s.Host, _ = os.Hostname()
+	return s
+}
+
+// Check returns why f cannot be saved as it is, as an error wrapping
+// ErrInvalid or ErrSecret, or nil. It reads nothing.
+func Check(f Fact) error {
+	switch {
+	case !slices.Contains(index.Types, f.Type):
+		return fmt.Errorf("%w: type %q is not one of %s", ErrInvalid, f.Type, strings.Join(index.Types, ", "))
+	case !index.ValidName(f.Name):
+		return fmt.Errorf("%w: name %q must be lower-case words joined by hyphens (a-z, 0-9), at most 64 characters", ErrInvalid, f.Name)
+	case strings.TrimSpace(f.Description) == "":
+		return fmt.Errorf("%w: the description is empty; it is the one line the index shows", ErrInvalid)
+	case strings.ContainsAny(f.Description, "\r\n"):
+		return fmt.Errorf("%w: the description must be one line", ErrInvalid)
+	case len(f.Description) > MaxDescription:
+		return fmt.Errorf("%w: the description is %d bytes, at most %d", ErrInvalid, len(f.Description), MaxDescription)
+	case strings.TrimSpace(f.Body) == "":
+		return fmt.Errorf("%w: the body is empty", ErrInvalid)
+	case len(f.Body) > MaxBody:
+		return fmt.Errorf("%w: the body is %d bytes, at most %d: one fact per file", ErrInvalid, len(f.Body), MaxBody)
+	case index.CleanText(f.Description, false, 0) != f.Description || index.CleanText(f.Body, true, 0) != f.Body:
+		return fmt.Errorf("%w: it holds control or invisible characters", ErrInvalid)
+	case f.Project != "" && !project.Valid(f.Project):
+		return fmt.Errorf("%w: project %q must be a slug like the folder name of its repository (lower-case words joined by hyphens)", ErrInvalid, f.Project)
+	case f.Project != "" && f.Type == "user":
+		return fmt.Errorf("%w: a user fact is about the person, in every project; leave out the project", ErrInvalid)
+	}
+	return checkSecrets(f.Name + "\n" + f.Description + "\n" + f.Body)
+}
+
+// checkSecrets names the first secret in text by kind and line.
+func checkSecrets(text string) error {
+	if found := secrets.FindSecrets(text); len(found) > 0 {
+		return fmt.Errorf("%w (%s on line %d): memoryd never stores secrets; keep them in a password manager and write where to find them instead",
+			ErrSecret, found[0].Kind, found[0].Line)
+	}
+	if strings.Contains(text, secrets.Redacted) {
+		return fmt.Errorf("%w: it holds %s, a secret removed from a transcript", ErrSecret, secrets.Redacted)
+	}
+	return nil
+}
+
+// Save writes f. An existing fact of the same file is replaced only when
+// replace is set, and never when it is readonly; a fact whose text another
+// fact already holds is refused. The change is committed at once.
+func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
+	f.Description = strings.TrimSpace(f.Description)
+	f.Body = strings.TrimSpace(strings.ReplaceAll(f.Body, "\r\n", "\n")) + "\n"
+	if err := Check(f); err != nil {
+		return Done{}, err
+	}
+	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
+		file := f.File()
+		cur := find(snap, file)
+		if err := unreadable(snap, file); err != nil {
+			return Done{}, nil, "", err
+		}
+		if dup := duplicate(snap, file, f); dup != "" {
+			return Done{}, nil, "", fmt.Errorf("%s %w %s: %s", file, ErrDuplicate, dup, "say it there, or forget that one first")
+		}
+		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
+		m.Project = f.Project
+		done := Done{File: file, Action: "created"}
+		hash := ""
+		if cur != nil {
+			switch {
+			case cur.Readonly:
+				return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd never changes it", file, ErrReadonly)
+			case !replace:
+				return Done{}, nil, "", fmt.Errorf("%s %w; replace it explicitly, or choose another name", file, ErrExists)
+			}
+			if strings.HasPrefix(w.opts.Who, "mcp") {
+				if err := w.keepHandLines(ctx, cur, f.Body); err != nil {
+					return Done{}, nil, "", err
+				}
+			}
+			c := *cur // keep its other frontmatter keys
+			c.Description, c.Body, c.Project = f.Description, f.Body, f.Project
+			m, hash, done.Action = &c, cur.Hash, "replaced"
+		}
+		m.Updated = w.today()
+		m.Sources = append(m.Sources, w.source())
+		return done, m.Format(), hash, nil
+	})
+}
+
+// keepHandLines refuses a model's replacement that drops a line a person
+// wrote into cur (HandLines).
+func (w *Writer) keepHandLines(ctx context.Context, cur *index.Memory, body string) error {
+	hand, err := HandLines(ctx, w.opts.Repo, cur)
+	if err != nil {
+		return err
+	}
+	if gone := Dropped(hand, body); len(gone) > 0 {
+		return fmt.Errorf("%s: the replacement %w (%q and %d more); keep them in the body, or save a new fact", cur.File, ErrHandLines, gone[0], len(gone)-1)
+	}
+	return nil
+}
+
+// Forget removes the fact named name (a file name, or the name part of one)
+// and commits, saying why. A readonly fact is not forgotten.
+func (w *Writer) Forget(ctx context.Context, name, reason string) (Done, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Done{}, fmt.Errorf("%w: say why it is forgotten", ErrInvalid)
+	}
+	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
+		m, err := Find(snap, name)
+		switch {
+		case err != nil:
+			return Done{}, nil, "", err
+		case m.Readonly:
+			return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd never deletes it", m.File, ErrReadonly)
+		case strings.Contains(m.File, "/"):
+			return Done{}, nil, "", fmt.Errorf("%s is in a subfolder: remove it by hand", m.File)
+		}
+		return Done{File: m.File, Action: "forgot", reason: oneLine(reason)}, nil, m.Hash, nil
+	})
+}
+
+// Replace writes data, a whole file a person edited, over the fact file as
+// it was when they started (hash), after the same checks as Save.
+func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash string) (Done, error) {
+	m, err := index.Parse(file, data)
+	if err != nil {
+		return Done{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkSecrets(string(data)); err != nil {
+		return Done{}, err
+	}
+	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
+		if cur := find(snap, file); cur != nil && cur.Readonly {
+			return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd's commands never change it; open it in your editor", file, ErrReadonly)
+		}
+		if m.File != file || !index.IsMemory(file) {
+			return Done{}, nil, "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, file)
+		}
+		if m.Updated != w.today() {
+			m.Updated = w.today()
+			data = m.Format()
+		}
+		return Done{File: file, Action: "edited"}, data, hash, nil
+	})
+}
+
+// Find returns the fact name names: a file name ("user-email.md"), a file
+// without ".md", or the name part ("email") when only one fact has it.
+func Find(snap index.Snapshot, name string) (*index.Memory, error) {
+	name = strings.TrimSpace(name)
+	for _, f := range []string{name, name + ".md"} {
+		if m := find(snap, f); m != nil {
+			return m, nil
+		}
+	}
+	var found []*index.Memory
+	for _, m := range snap.Memories {
+		if m.Name == name {
+			found = append(found, m)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fmt.Errorf("%w %q (memoryd list shows them)", ErrNotFound, name)
+	}
+	files := make([]string, len(found))
+	for i, m := range found {
+		files[i] = m.File
+	}
+	return nil, fmt.Errorf("%q names several facts (%s): give the file name", name, strings.Join(files, ", "))
+}
+
+func find(snap index.Snapshot, file string) *index.Memory {
+	i, ok := slices.BinarySearchFunc(snap.Memories, file, func(m *index.Memory, f string) int { return strings.Compare(m.File, f) })
+	if !ok {
+		return nil
+	}
+	return snap.Memories[i]
+}
+
+func unreadable(snap index.Snapshot, file string) error {
+	for _, u := range snap.Unreadable {
+		if u.File == file {
+			return fmt.Errorf("%s exists but cannot be read (%v): fix or remove it first", file, u.Err)
+		}
+	}
+	return nil
+}
+
+// duplicate returns the file other than self whose body or description has
+// the same canonical text as f's.
+func duplicate(snap index.Snapshot, self string, f Fact) string {
+	body, desc := index.Canonical(f.Body), index.Canonical(f.Description)
+	for _, m := range snap.Memories {
+		if m.File != self && (index.Canonical(m.Body) == body || index.Canonical(m.Description) == desc) {
+			return m.File
+		}
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	return index.CleanText(strings.Join(strings.Fields(s), " "), false, 200)
+}
+
+// locked runs plan under the write lock on a fresh scan: plan returns what
+// to do (data nil with a Done means remove), and the version of the file it
+// planned on (hash, "" for none). The file is checked to be still that
+// version, written or removed, the index settled, and the change committed.
+func (w *Writer) locked(ctx context.Context, plan func(index.Snapshot) (Done, []byte, string, error)) (Done, error) {
+	lock, err := w.lock(ctx)
+	if err != nil {
+		return Done{}, err
+	}
+	defer lock.Unlock()
+	if r := w.opts.Repo; r != nil && r.InOperation() {
+		return Done{}, fmt.Errorf("%w: the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first", ErrBusy)
+	}
+	store := index.NewStore(w.opts.Dir)
+	if err := store.Scan(); err != nil {
+		return Done{}, err
+	}
+	done, data, hash, err := plan(store.Snapshot())
+	if err != nil {
+		return Done{}, err
+	}
+	if _, err := index.ReadCurrent(w.opts.Dir, done.File, hash); err != nil {
+		return Done{}, fmt.Errorf("%w; nothing was written, try again", err)
+	}
+	if data == nil {
+		err = index.RemoveMemory(w.opts.Dir, done.File)
+	} else {
+		_, err = index.WriteMemory(w.opts.Dir, done.File, data)
+	}
+	if err != nil {
+		return Done{}, err
+	}
+	if _, err := store.Settle(); err != nil {
+		return done, err
+	}
+	w.searchable(ctx, store)
+	done.Commit, err = w.commit(ctx, done)
+	return done, err
+}
+
+// searchable brings the search index up to the settled store.
+func (w *Writer) searchable(ctx context.Context, store *index.Store) {
+	if w.opts.Search != nil {
+		_ = w.opts.Search(ctx, store.Snapshot())
+	}
+}
+
+// lock takes the write lock, waiting up to Options.Wait for another writer.
+func (w *Writer) lock(ctx context.Context) (*state.Lock, error) {
+	deadline := time.Now().Add(w.opts.Wait)
+	b := backoff.Backoff{Base: 50 * time.Millisecond, Max: time.Second}
+	for {
+		l, err := state.TryLock(w.opts.StateDir, state.WriteLock, state.Owner("memoryd "+w.opts.Who))
+		if !errors.Is(err, state.ErrLocked) {
+			return l, err
+		}
+		wait := b.Next()
+		if time.Now().Add(wait).After(deadline) {
+			return nil, fmt.Errorf("%w: %w", ErrBusy, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// commit records the change and the regenerated indexes in one commit of
+// their own, "memory: add user-x.md (cli)", so history says what each
+// command did and undo can take it back alone. Other pending edits are
+// left for the daemon.
+func (w *Writer) commit(ctx context.Context, d Done) (string, error) {
+	if w.opts.Repo == nil {
+		return "", nil
+	}
+	verb := map[string]string{"created": "add", "replaced": "replace", "edited": "edit", "forgot": "forget"}[d.Action]
+	msg := fmt.Sprintf("memory: %s %s (%s)", verb, d.File, w.opts.Who)
+	if d.reason != "" {
+		msg += "\n\nReason: " + d.reason + "\n"
+	}
+	ours := func(rel string) bool { return rel == d.File || generated(rel) }
+	c, err := w.opts.Repo.CommitPending(ctx, ours, func([]string) string { return msg })
+	if err != nil {
+		return "", fmt.Errorf("written, but not committed (the daemon commits it later): %w", err)
+	}
+	return c.Hash, nil
+}
+
+// generated reports whether rel is a file Settle writes: the indexes,
+// .gitattributes and PROTOCOL.md.
+func generated(rel string) bool {
+	return index.IsIndex(rel) || rel == index.AttributesFile || rel == index.ProtocolFile
+}

@@ -1,0 +1,163 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/protocol"
+)
+
+// Written describes the index files as WriteIndex left them.
+type Written struct {
+	Changed bool        // an index file was written or removed
+	Lines   int         // the most lines of any index file (a last line without a newline counts)
+	Bytes   int         // the most bytes of any index file
+	Omitted int         // memories the budget left out of their index, over all index files
+	Files   []IndexStat // every index file: MEMORY.md, then the project indexes by name
+	Paths   []string    // the index files written or removed, sorted: what to commit
+}
+
+// IndexStat describes one index file as WriteIndex left it.
+type IndexStat struct {
+	File    string // "MEMORY.md" or "MEMORY.<slug>.md"
+	Changed bool   // its bytes changed (and were written)
+	Lines   int
+	Bytes   int
+	Omitted int // memories the budget left out of it
+}
+
+// WriteIndex builds every index file from the cache within the Store's
+// budget (BuildAll) and writes each one atomically, only when its bytes
+// differ from the file on disk. Then it removes the stale project indexes:
+// files named MEMORY.<slug>.md (IsIndex) whose project has no memory left,
+// as Scan and Refresh last saw the folder. Nothing else is ever removed.
+// On an error writing or removing one file the others are still written;
+// the first error is returned with what was done. See the note at the top
+// of file.go for who may call it.
+func (s *Store) WriteIndex() (Written, error) {
+	var w Written
+	var errs []error
+	keep := map[string]bool{}
+	for _, ix := range buildAll(s.Snapshot(), s.budget) {
+		st := IndexStat{File: ix.file, Lines: countLines(ix.data), Bytes: len(ix.data), Omitted: ix.omitted}
+		changed, err := atomicfile.Write(s.dir, ix.file, ix.data, 0o644)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("write index %s: %w", ix.file, err))
+		}
+		st.Changed = changed
+		w.add(st)
+		if ix.file != IndexFile {
+			keep[ix.file] = true
+		}
+	}
+	stale := make([]string, 0, len(s.indexes))
+	for name, present := range s.indexes {
+		if present && !keep[name] {
+			stale = append(stale, name)
+		}
+	}
+	slices.Sort(stale)
+	for _, name := range stale {
+		removed, err := s.removeIndex(name)
+		if err != nil {
+			errs = append(errs, err)
+			keep[name] = true // still there: try again next time
+			continue
+		}
+		if removed {
+			w.Changed = true
+			w.Paths = append(w.Paths, name)
+		}
+	}
+	s.indexes = keep
+	slices.Sort(w.Paths)
+	if len(errs) > 0 {
+		return w, errs[0]
+	}
+	return w, nil
+}
+
+func (w *Written) add(st IndexStat) {
+	w.Files = append(w.Files, st)
+	w.Lines, w.Bytes = max(w.Lines, st.Lines), max(w.Bytes, st.Bytes)
+	w.Omitted += st.Omitted
+	if st.Changed {
+		w.Changed = true
+		w.Paths = append(w.Paths, st.File)
+	}
+}
+
+// removeIndex removes the stale project index name, unless it is a folder.
+func (s *Store) removeIndex(name string) (removed bool, err error) {
+	fi, err := os.Lstat(s.abs(name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("remove stale index %s: %w", name, err)
+	case fi.IsDir():
+		return false, nil
+	}
+	if err := atomicfile.Remove(s.dir, name); err != nil {
+		return false, fmt.Errorf("remove stale index %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// Settle brings the folder's generated files up to date with its memory
+// files, as every writer does before it commits: .gitattributes and
+// PROTOCOL.md are written when missing (a user's own copy is never
+// replaced), the whole folder is scanned, and the index files are written
+// when their bytes change (see WriteIndex).
+func (s *Store) Settle() (Written, error) {
+	if _, err := WriteAttributes(s.dir); err != nil {
+		return Written{}, err
+	}
+	if _, err := protocol.Ensure(s.dir); err != nil {
+		return Written{}, err
+	}
+	if err := s.Scan(); err != nil {
+		return Written{}, err
+	}
+	return s.WriteIndex()
+}
+
+// attributes is what WriteAttributes writes.
+const attributes = "# Written by memoryd: merge its generated files line by line; memoryd rebuilds the indexes after a pull.\n" +
+	IndexFile + " merge=union\n" + "MEMORY.*.md merge=union\n" + ConflictsFile + " merge=union\n"
+
+// oldAttributes are the exact texts earlier versions of memoryd wrote,
+// which WriteAttributes replaces.
+var oldAttributes = []string{
+	"# Written by memoryd: merge its generated files line by line; memoryd rebuilds MEMORY.md after a pull.\n" +
+		IndexFile + " merge=union\n" + ConflictsFile + " merge=union\n",
+}
+
+// WriteAttributes writes dir/.gitattributes with union merges for
+// MEMORY.md, the project indexes MEMORY.*.md and _CONFLICTS.md when the
+// file is missing, or when it holds exactly what an earlier memoryd wrote.
+// Any other file (a user's own, or a link) is never touched; only a file
+// created or changed in the moment between the check and the atomic write
+// could be replaced.
+func WriteAttributes(dir string) (changed bool, err error) {
+	p := filepath.Join(dir, AttributesFile)
+	if _, err := os.Lstat(p); err == nil {
+		data, _, err := readFile(p, 4096)
+		if err != nil || !slices.ContainsFunc(oldAttributes, func(old string) bool { return bytes.Equal(data, []byte(old)) }) {
+			return false, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("write %s: %w", AttributesFile, err)
+	}
+	changed, err = atomicfile.Write(dir, AttributesFile, []byte(attributes), 0o644)
+	if err != nil {
+		return changed, fmt.Errorf("write %s: %w", AttributesFile, err)
+	}
+	return changed, nil
+}

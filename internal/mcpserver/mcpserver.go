@@ -1,0 +1,199 @@
+// Package mcpserver is `memoryd mcp`: the memory as a Model Context
+// Protocol server on stdio, with four tools — memory_search, memory_read,
+// memory_save, memory_forget — that every agent (OpenCode, Claude Code,
+// Codex) can call. It is an adapter, like the command line: each handler
+// decodes the call, calls one package function (search, facts, index) and
+// encodes the answer. Problems are tool errors the model can act on, never
+// a crash; nothing is read until a tool is called, so the server starts at
+// once however large the store is.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+// Hit is one search result, as the model sees it.
+type Hit struct {
+	File, Title, Description, Project, Snippet string
+}
+
+// SearchFunc searches the memory: words as typed, the project to rank
+// first (all: every project, else the global facts and this project's),
+// an optional type, at most limit hits.
+type SearchFunc func(ctx context.Context, words, project string, all bool, typ string, limit int) ([]Hit, error)
+
+// Options configure the server.
+type Options struct {
+	Dir     string // the memory folder
+	Project string // the slug of the server's working directory ("" none)
+	Version string
+	Search  SearchFunc
+	// Writer saves and forgets; its Who is replaced by the client's name
+	// from the MCP handshake for each call.
+	Writer func(who string) *facts.Writer
+}
+
+// New returns the server with its four tools.
+func New(o Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "memoryd", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "The user's long-term memory: facts about them, how they like to work, their projects, " +
+			"and where things are. Search it before assuming; save a fact only when it will still matter in a later session.",
+	})
+	h := &handlers{o: o}
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "memory_search",
+		Description: "Search the user's long-term memory for facts (preferences, how they work, project decisions, where things are). " +
+			"Use it before asking the user something they may have said before, and when the memory index mentions facts that are not listed. " +
+			"Returns the best matches: file, title, description and a snippet; read a file with memory_read for the whole fact.",
+		Annotations: &mcp.ToolAnnotations{Title: "Search memory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, h.search)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "memory_read",
+		Description: "Read one fact of the user's long-term memory in full, by its file name (from memory_search or the memory index) or its name.",
+		Annotations: &mcp.ToolAnnotations{Title: "Read a memory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, h.read)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "memory_save",
+		Description: "Save one durable fact to the user's long-term memory: something that will still be true and useful in a later session " +
+			"(a preference, a correction the user gave, a project decision and why, where something is). One fact per call; never secrets. " +
+			"An existing fact is replaced only with replace=true. Facts about one repository get its project (the default for type project).",
+		Annotations: &mcp.ToolAnnotations{Title: "Save a memory", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, h.save)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "memory_forget",
+		Description: "Delete one fact from the user's long-term memory that is no longer true or useful, with the reason (kept in the history, where it can be undone).",
+		Annotations: &mcp.ToolAnnotations{Title: "Forget a memory", DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, h.forget)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// SearchIn are memory_search's arguments.
+type SearchIn struct {
+	Query   string `json:"query" jsonschema:"words to look for, as you would type them into a search box"`
+	Project string `json:"project,omitempty" jsonschema:"a project slug to search (default: the current project and the global facts); 'all' searches every project"`
+	Type    string `json:"type,omitempty" jsonschema:"only facts of this type: user, feedback, project or reference"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
+}
+
+// ReadIn are memory_read's arguments.
+type ReadIn struct {
+	File string `json:"file" jsonschema:"the fact's file name, e.g. feedback-prefers-tabs.md, or its name"`
+}
+
+// SaveIn are memory_save's arguments.
+type SaveIn struct {
+	Type        string `json:"type" jsonschema:"user (about the person), feedback (how they want you to work), project (a decision or fact about a project), reference (where something is)"`
+	Name        string `json:"name" jsonschema:"short kebab-case name, e.g. prefers-tabs; the file is TYPE-NAME.md"`
+	Description string `json:"description" jsonschema:"one line that says the fact, shown in the memory index"`
+	Body        string `json:"body" jsonschema:"the fact, and why (Why: ...) when known; a few lines"`
+	Project     string `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
+	Replace     bool   `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
+}
+
+// ForgetIn are memory_forget's arguments.
+type ForgetIn struct {
+	File   string `json:"file" jsonschema:"the fact's file name or name"`
+	Reason string `json:"reason" jsonschema:"why it is no longer true or useful"`
+}
+
+type handlers struct{ o Options }
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, nil, fmt.Errorf("query is empty: give a few words to look for")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	project, all := h.o.Project, false
+	switch in.Project {
+	case "":
+	case "all":
+		all = true
+	default:
+		project = in.Project
+	}
+	hits, err := h.o.Search(ctx, in.Query, project, all, in.Type, min(limit, 50))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(hits) == 0 {
+		return text("No facts match " + in.Query + ". Try other words, or project \"all\"."), nil, nil
+	}
+	var b strings.Builder
+	for _, hit := range hits {
+		fmt.Fprintf(&b, "- %s — %s: %s", hit.File, hit.Title, hit.Description)
+		if hit.Project != "" {
+			fmt.Fprintf(&b, " [project %s]", hit.Project)
+		}
+		if hit.Snippet != "" {
+			fmt.Fprintf(&b, "\n  %s", hit.Snippet)
+		}
+		b.WriteString("\n")
+	}
+	return text(b.String()), nil, nil
+}
+
+func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, any, error) {
+	st := index.NewStore(h.o.Dir)
+	if err := st.Scan(); err != nil {
+		return nil, nil, err
+	}
+	m, err := facts.Find(st.Snapshot(), in.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := index.ReadPlain(h.o.Dir, m.File)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", m.File, err)
+	}
+	return text("# " + m.File + "\n" + string(data)), nil, nil
+}
+
+func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn) (*mcp.CallToolResult, any, error) {
+	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project}
+	switch {
+	case in.Project == "global":
+		f.Project = ""
+	case in.Project == "" && in.Type == "project":
+		f.Project = h.o.Project
+	}
+	d, err := h.o.Writer(client(req)).Save(ctx, f, in.Replace)
+	if err != nil {
+		return nil, nil, err
+	}
+	return text(fmt.Sprintf("%s %s.", d.Action, d.File)), nil, nil
+}
+
+func (h *handlers) forget(ctx context.Context, req *mcp.CallToolRequest, in ForgetIn) (*mcp.CallToolResult, any, error) {
+	d, err := h.o.Writer(client(req)).Forget(ctx, in.File, in.Reason)
+	if err != nil {
+		return nil, nil, err
+	}
+	return text(fmt.Sprintf("forgot %s; it can be undone from the history.", d.File)), nil, nil
+}
+
+// client names the calling agent from the MCP handshake, for provenance
+// and commit messages: "mcp: claude-code".
+func client(req *mcp.CallToolRequest) string {
+	if req != nil && req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return "mcp: " + index.CleanText(p.ClientInfo.Name, false, 60)
+		}
+	}
+	return "mcp"
+}

@@ -1,0 +1,150 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/gittest"
+)
+
+func TestMain(m *testing.M) { gittest.Main(m) }
+
+// connect starts the server on a real memory folder in a git repository
+// and returns a client session named as Claude Code names itself.
+func connect(t *testing.T, search SearchFunc) (*mcp.ClientSession, string) {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "memory")
+	os.MkdirAll(dir, 0o755)
+	gittest.Run(t, root, "init", "-q")
+	gittest.Run(t, root, "commit", "-q", "--allow-empty", "-m", "start")
+	repo, err := gitstore.Open(dir, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := t.TempDir()
+	s := New(Options{Dir: dir, Project: "proj", Version: "test", Search: search,
+		Writer: func(who string) *facts.Writer {
+			return facts.New(facts.Options{Dir: dir, StateDir: stateDir, Repo: repo, Who: who})
+		}})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, dir
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestToolsOffered(t *testing.T) {
+	cs, _ := connect(t, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = tool
+	}
+	for _, name := range []string{"memory_search", "memory_read", "memory_save", "memory_forget"} {
+		tool := got[name]
+		if tool == nil || tool.Description == "" || tool.InputSchema == nil {
+			t.Fatalf("%s missing or without a description or schema: %+v", name, tool)
+		}
+	}
+	if !got["memory_search"].Annotations.ReadOnlyHint || !got["memory_read"].Annotations.ReadOnlyHint || got["memory_save"].Annotations.ReadOnlyHint {
+		t.Error("readOnlyHint must be set on search and read only")
+	}
+}
+
+func TestSaveReadForget(t *testing.T) {
+	var asked string
+	cs, dir := connect(t, func(ctx context.Context, words, project string, all bool, typ string, limit int) ([]Hit, error) {
+		asked = words + "|" + project
+		return []Hit{{File: "feedback-prefers-tabs.md", Title: "Prefers tabs", Description: "Tabs, not spaces", Snippet: "Use tabs"}}, nil
+	})
+	out, isErr := call(t, cs, "memory_save", map[string]any{"type": "feedback", "name": "prefers-tabs",
+		"description": "Tabs, not spaces", "body": "Use tabs for indentation.\nWhy: said so."})
+	if isErr || !strings.Contains(out, "created feedback-prefers-tabs.md") {
+		t.Fatalf("save: %v %s", isErr, out)
+	}
+	msg := gittest.Run(t, filepath.Dir(dir), "log", "-1", "--format=%s")
+	if msg != "memory: add feedback-prefers-tabs.md (mcp: claude-code)" {
+		t.Fatalf("commit %q", msg)
+	}
+	out, isErr = call(t, cs, "memory_read", map[string]any{"file": "prefers-tabs"})
+	if isErr || !strings.Contains(out, "Use tabs for indentation.") {
+		t.Fatalf("read: %v %s", isErr, out)
+	}
+	out, isErr = call(t, cs, "memory_search", map[string]any{"query": "tabs"})
+	if isErr || asked != "tabs|proj" || !strings.Contains(out, "feedback-prefers-tabs.md — Prefers tabs") {
+		t.Fatalf("search: %v %q %s", isErr, asked, out)
+	}
+	out, isErr = call(t, cs, "memory_forget", map[string]any{"file": "feedback-prefers-tabs.md", "reason": "switched"})
+	if isErr || !strings.Contains(out, "forgot feedback-prefers-tabs.md") {
+		t.Fatalf("forget: %v %s", isErr, out)
+	}
+}
+
+// TestBadCallsAreToolErrors: bad arguments, secrets, path tricks and
+// readonly targets come back as tool errors the model can read; nothing is
+// written outside the folder and the server keeps serving.
+func TestBadCallsAreToolErrors(t *testing.T) {
+	cs, dir := connect(t, nil)
+	os.WriteFile(filepath.Join(dir, "user-shell.md"), []byte("---\nname: shell\ndescription: Shell\nmetadata:\n  type: user\n  readonly: true\n---\nUses zsh.\n"), 0o644)
+	outside := filepath.Join(filepath.Dir(filepath.Dir(dir)), "escaped.md")
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"memory_save", map[string]any{"type": "user", "name": "../../escaped", "description": "d", "body": "b"}, "lower-case words"},
+		{"memory_save", map[string]any{"type": "secret", "name": "x", "description": "d", "body": "b"}, "not one of"},
+		{"memory_save", map[string]any{"type": "reference", "name": "aws", "description": "AWS", "body": "key AKIAIOSFODNN7EXAMPLE secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}, "holds a secret"},
+		{"memory_save", map[string]any{"type": "user", "name": "shell", "description": "Fish", "body": "Uses fish.", "replace": true}, "is readonly"},
+		{"memory_save", map[string]any{"type": "user"}, ""},
+		{"memory_read", map[string]any{"file": "../../../etc/passwd"}, "no such fact"},
+		{"memory_forget", map[string]any{"file": "user-shell.md", "reason": "old"}, "is readonly"},
+		{"memory_forget", map[string]any{"file": "user-shell.md"}, ""},
+		{"memory_search", map[string]any{"query": " "}, "query is empty"},
+	}
+	for _, c := range cases {
+		out, isErr := call(t, cs, c.tool, c.args)
+		if !isErr || !strings.Contains(out, c.want) {
+			t.Errorf("%s %v: error=%v %q, want a tool error with %q", c.tool, c.args, isErr, out, c.want)
+		}
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatal("a file was written outside the memory folder")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "user-shell.md")); !strings.Contains(string(b), "zsh") {
+		t.Fatal("the readonly fact changed")
+	}
+}
