@@ -290,6 +290,8 @@ func flagString(fs *flag.FlagSet, name string) string {
 	return ""
 }
 
+func flagBool(fs *flag.FlagSet, name string) bool { return flagString(fs, name) == "true" }
+
 // defaultConfigPath is where the configuration lives when --config is not given.
 func defaultConfigPath(e env) string {
 	if p := e.getenv("MEMORYD_CONFIG"); p != "" {

@@ -38,7 +38,10 @@ func init() {
 	register(&command{
 		name: "forget", args: "NAME|FILE --reason=TEXT", run: runForget,
 		summary: "Delete a fact, with the reason in the commit.",
-		flags:   func(fs *flag.FlagSet) { fs.String("reason", "", "why the fact is no longer true or useful") },
+		flags: func(fs *flag.FlagSet) {
+			fs.String("reason", "", "why the fact is no longer true or useful")
+			fs.Bool("force", false, "delete a fact git ignores, which cannot be undone from the history")
+		},
 	})
 }
 
@@ -151,7 +154,7 @@ func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	d, err := w.Forget(ctx, args[0], flagString(fs, "reason"))
+	d, err := w.Forget(ctx, args[0], flagString(fs, "reason"), flagBool(fs, "force"))
 	if err != nil {
 		return factError(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/secrets"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // folder is a resolved memory folder with its state folder and repository.
@@ -118,7 +119,20 @@ func secretScreen(dir string) func(rel string) string {
 // commit messages ("cli", "import"). Each write brings the search index up
 // to the files (search.Update), so a search right after it finds the change.
 func (f *folder) writer(who string) *facts.Writer {
-	return facts.New(facts.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo, Who: who, Search: f.updateSearch})
+	return facts.New(facts.Options{Folder: f.txn(), Who: who})
+}
+
+// modelWriter is writer for an agent's saves through the MCP server: what
+// it writes is a model's text.
+func (f *folder) modelWriter(who string) *facts.Writer {
+	return facts.New(facts.Options{Folder: f.txn(), Who: who, Model: true})
+}
+
+// txn is the folder's write transaction: every write of a memory file goes
+// through it, with the configured index budget.
+func (f *folder) txn() *txn.Folder {
+	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo,
+		Budget: index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}, Search: f.updateSearch})
 }
 
 // updateSearch brings the folder's search index, when there is one, up to

@@ -44,7 +44,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Project: project.Slug(cwd),
 		Version: version(),
 		Search:  ls.search,
-		Writer:  f.writer,
+		Writer:  f.modelWriter,
 	})
 	err = s.Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

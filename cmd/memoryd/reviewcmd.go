@@ -24,6 +24,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("all", false, "accept or reject every fact in the inbox")
 			fs.String("reason", "", "why the fact is rejected (kept in the commit)")
+			fs.Bool("force", false, "accept even over a change made to the fact after the proposal")
 		},
 		run: runReview,
 	})
@@ -57,7 +58,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return usageError{"name one fact, or give --all"}
 	}
 	for _, name := range reviewNames(args[1:], all, inbox) {
-		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, flagString(fs, "reason")); err != nil {
+		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, flagString(fs, "reason"), flagBool(fs, "force")); err != nil {
 			return err
 		}
 	}
@@ -78,11 +79,11 @@ func reviewNames(given []string, all bool, inbox []*index.Memory) []string {
 }
 
 // reviewOne accepts or rejects one inbox fact and says so.
-func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, action, name, reason string) error {
+func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, action, name, reason string, force bool) error {
 	var d facts.Done
 	var err error
 	if action == "accept" {
-		d, err = w.Accept(ctx, name)
+		d, err = w.Accept(ctx, name, force)
 	} else {
 		d, err = w.Reject(ctx, name, reason)
 	}
@@ -110,10 +111,12 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\n(%d of %d) %s", i+1, len(inbox), m.File)
-		if _, err := os.Stat(path.Join(f.dir, path.Base(m.File))); err == nil {
-			fmt.Fprintf(e.stdout, " — replaces %s", path.Base(m.File))
+		if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
+			fmt.Fprintf(e.stdout, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
+		} else {
+			fmt.Fprintf(e.stdout, " — a new fact:\n%s", data)
 		}
-		fmt.Fprintf(e.stdout, "\n%s\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ", data)
+		fmt.Fprint(e.stdout, "\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ")
 		key, err := readKey(e.stdin)
 		fmt.Fprintln(e.stdout)
 		if err != nil {
@@ -121,19 +124,22 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 		}
 		switch key {
 		case 'a':
-			err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "")
+			err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", false)
 		case 'r':
-			err = reviewOne(ctx, e.stdout, f, w, "reject", m.File, "rejected in review")
+			err = reviewOne(ctx, e.stdout, f, w, "reject", m.File, "rejected in review", false)
 		case 'e':
+			// The person edited the proposal with the fact as it is now
+			// shown above it: their edit is what they accept.
 			if err = editInbox(ctx, e, f, w, m); err == nil {
-				err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "")
+				err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", true)
 			}
 		case 'q':
 			return nil
 		default:
 			fmt.Fprintln(e.stdout, "skipped")
 		}
-		if err != nil && !errors.Is(err, facts.ErrReadonly) {
+		var stale *facts.StaleError
+		if err != nil && !errors.Is(err, facts.ErrReadonly) && !errors.As(err, &stale) {
 			return err
 		}
 		if err != nil {

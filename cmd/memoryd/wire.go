@@ -100,13 +100,9 @@ func codexPublisher(f *folder) func() error {
 	}
 }
 
-// newStore is the folder's index store with the configured budget: every
-// writer must use the same one, or their indexes would differ.
-func newStore(f *folder) *index.Store {
-	st := index.NewStore(f.dir)
-	st.SetBudget(index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes})
-	return st
-}
+// newStore is the folder's index store with the configured budget
+// (txn.Folder.NewStore): every writer uses the same one.
+func newStore(f *folder) *index.Store { return f.txn().NewStore() }
 
 // jobLLM is the LLM client of the daemon's jobs, or nil when they are off
 // or impossible (no provider, no repository), which is logged.

@@ -297,7 +297,7 @@ func (l *loop) commit(ctx context.Context) jobResult {
 	start := time.Now()
 	message := func(paths []string) string {
 		res.summary = gitstore.CommitMessage(paths)
-		return res.summary
+		return gitstore.HandEditsMessage(paths)
 	}
 	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
 	res.hash, res.paths, res.held, res.err, res.took = c.Hash, c.Paths, c.Held, err, time.Since(start)

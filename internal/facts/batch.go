@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -34,49 +35,29 @@ type Result struct {
 // nothing was written, or there is no repository).
 func (w *Writer) SaveAll(ctx context.Context, items []Item, message func(n int) string, dryRun bool) ([]Result, string, error) {
 	if dryRun {
-		store := index.NewStore(w.opts.Dir)
-		if err := store.Scan(); err != nil {
+		snap, err := w.opts.Folder.Snapshot()
+		if err != nil {
 			return nil, "", err
 		}
-		results, _ := w.plan(store.Snapshot(), items)
+		results, _ := w.plan(snap, items)
 		return results, "", nil
 	}
-	lock, err := w.lock(ctx)
+	tx, err := w.opts.Folder.Begin(ctx, "memoryd "+w.opts.Who)
 	if err != nil {
 		return nil, "", err
 	}
-	defer lock.Unlock()
-	if r := w.opts.Repo; r != nil && r.InOperation() {
-		return nil, "", fmt.Errorf("%w: the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first", ErrBusy)
-	}
-	store := index.NewStore(w.opts.Dir)
-	if err := store.Scan(); err != nil {
-		return nil, "", err
-	}
-	results, files := w.plan(store.Snapshot(), items)
+	defer tx.Close()
+	results, files := w.plan(tx.Snapshot(), items)
 	if len(files) == 0 {
 		return results, "", nil
 	}
-	written := map[string]bool{}
 	for _, f := range files {
-		if _, err := index.WriteMemory(w.opts.Dir, f.File, f.data); err != nil {
+		if err := tx.Write(f.File, f.data, ""); err != nil {
 			return results, "", err // the files written so far stay, for the daemon to commit
 		}
-		written[f.File] = true
 	}
-	if _, err := store.Settle(); err != nil {
-		return results, "", err
-	}
-	w.searchable(ctx, store)
-	if w.opts.Repo == nil {
-		return results, "", nil
-	}
-	ours := func(rel string) bool { return written[rel] || generated(rel) }
-	c, err := w.opts.Repo.CommitPending(ctx, ours, func([]string) string { return message(len(files)) })
-	if err != nil {
-		return results, "", fmt.Errorf("written, but not committed (the daemon commits it later): %w", err)
-	}
-	return results, c.Hash, nil
+	res, err := tx.Commit(ctx, commitmsg.Message{Subject: message(len(files)), Kind: commitmsg.KindImport, Writer: commitmsg.Model})
+	return results, res.Commit, err
 }
 
 // planned is a file SaveAll writes.

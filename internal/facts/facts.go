@@ -1,9 +1,10 @@
-// Package facts is the one place a fact is written by hand or by an agent:
+// Package facts decides what a fact written by hand or by an agent may be:
 // created, replaced, edited or forgotten, with every check in one place —
-// the format and the name rule, secrets, readonly files, duplicates — then
-// written atomically and committed through the same path as the daemon's
-// commits. The memory commands (add, edit, forget) and the MCP server call
-// it; none of them checks anything itself.
+// the format and the name rule, secrets, readonly files, duplicates,
+// another project's fact, a file git ignores. It plans; the write
+// transaction (package txn) writes and commits. The memory commands (add,
+// edit, forget, review, import) and the MCP server call it; none of them
+// checks anything itself.
 package facts
 
 import (
@@ -15,12 +16,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/backoff"
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/secrets"
-	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Errors a writer's caller may act on; each comes wrapped with the file and
@@ -32,7 +32,8 @@ var (
 	ErrExists    = errors.New("already exists")
 	ErrDuplicate = errors.New("duplicates another fact")
 	ErrNotFound  = errors.New("no such fact")
-	ErrBusy      = errors.New("the memory folder is busy")
+	ErrBusy      = txn.ErrBusy
+	ErrIgnored   = errors.New("is ignored by git")
 	ErrHandLines = errors.New("would drop lines a person wrote")
 )
 
@@ -56,20 +57,14 @@ func (f Fact) File() string { return f.Type + "-" + f.Name + ".md" }
 
 // Options configure a Writer.
 type Options struct {
-	Dir      string         // the memory folder
-	StateDir string         // its state folder (the write lock)
-	Repo     *gitstore.Repo // nil: files are written but not committed
-	Who      string         // names the writer in the lock and in commit messages ("cli", "mcp")
-	// Wait is how long a write waits for the write lock another writer
-	// (the daemon committing) holds; 0 means 10 s.
-	Wait time.Duration
+	Folder *txn.Folder // the memory folder, written through its transactions
+	Who    string      // names the writer in the lock and in commit messages ("cli", "mcp: codex")
+	// Model: what this writer saves is what a model said (an agent through
+	// the MCP server), not what a person typed. A model may not drop lines
+	// a person wrote, and its commits say it wrote them.
+	Model bool
 	// Now is the clock for metadata.updated; nil means time.Now.
 	Now func() time.Time
-	// Search, when set, is handed the folder as each write left it
-	// (search.Update), so a search right after the write finds it. The
-	// search index is a cache the next search repairs: a failure here does
-	// not fail the write.
-	Search func(context.Context, index.Snapshot) error
 }
 
 // Writer writes facts into one memory folder. Safe for concurrent use: the
@@ -78,13 +73,22 @@ type Writer struct{ opts Options }
 
 // New returns a Writer; it touches nothing.
 func New(opts Options) *Writer {
-	if opts.Wait <= 0 {
-		opts.Wait = 10 * time.Second
-	}
 	if opts.Who == "" {
 		opts.Who = "cli"
 	}
 	return &Writer{opts: opts}
+}
+
+// model reports whether this writer writes what a model said (an agent
+// through the MCP server) rather than what a person typed.
+func (w *Writer) model() bool { return w.opts.Model }
+
+// writer is the commit vocabulary's name for who wrote what w writes.
+func (w *Writer) writer() commitmsg.Writer {
+	if w.model() {
+		return commitmsg.Model
+	}
+	return commitmsg.Person
 }
 
 // Done is what a write did.
@@ -92,6 +96,9 @@ type Done struct {
 	File   string
 	Action string // "created", "replaced", "edited", "forgot"
 	Commit string // "" when there is no repository, or nothing changed
+	// Ignored: the file is one git ignores, so the change is not in the
+	// history and cannot be undone from it.
+	Ignored bool
 
 	reason string // why it was forgotten, for the commit message
 }
@@ -181,12 +188,14 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 		hash := ""
 		if cur != nil {
 			switch {
+			case cur.Project != f.Project:
+				return Done{}, nil, "", otherProject(snap, cur, f)
 			case cur.Readonly:
 				return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd never changes it", file, ErrReadonly)
 			case !replace:
 				return Done{}, nil, "", fmt.Errorf("%s %w; replace it explicitly, or choose another name", file, ErrExists)
 			}
-			if strings.HasPrefix(w.opts.Who, "mcp") {
+			if w.model() {
 				if err := w.keepHandLines(ctx, cur, f.Body); err != nil {
 					return Done{}, nil, "", err
 				}
@@ -201,10 +210,29 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 	})
 }
 
+// otherProject is the error for a save of f over cur, a fact of the same
+// file in another project (or global): a write scoped to one project never
+// replaces another's fact. It names the other project and a free name.
+func otherProject(snap index.Snapshot, cur *index.Memory, f Fact) error {
+	whose := "a global fact"
+	if cur.Project != "" {
+		whose = "a fact of project " + cur.Project
+	}
+	alt := f
+	if f.Project != "" {
+		alt.Name = f.Name + "-" + f.Project
+		if len(alt.Name) > 64 {
+			alt.Name = strings.TrimRight(alt.Name[:64], "-")
+		}
+	}
+	alt.Name = freeName(snap, map[string]bool{}, alt)
+	return fmt.Errorf("%s %w: it is %s, and a fact names one file in the whole folder; choose another name, such as --name %s", cur.File, ErrExists, whose, alt.Name)
+}
+
 // keepHandLines refuses a model's replacement that drops a line a person
 // wrote into cur (HandLines).
 func (w *Writer) keepHandLines(ctx context.Context, cur *index.Memory, body string) error {
-	hand, err := HandLines(ctx, w.opts.Repo, cur)
+	hand, err := HandLines(ctx, w.opts.Folder.Repo(), cur)
 	if err != nil {
 		return err
 	}
@@ -216,7 +244,11 @@ func (w *Writer) keepHandLines(ctx context.Context, cur *index.Memory, body stri
 
 // Forget removes the fact named name (a file name, or the name part of one)
 // and commits, saying why. A readonly fact is not forgotten.
-func (w *Writer) Forget(ctx context.Context, name, reason string) (Done, error) {
+//
+// A fact git ignores is not in the history, so forgetting it cannot be
+// undone: without force it is refused (ErrIgnored), and with force it is
+// deleted and Done.Ignored says so.
+func (w *Writer) Forget(ctx context.Context, name, reason string, force bool) (Done, error) {
 	if strings.TrimSpace(reason) == "" {
 		return Done{}, fmt.Errorf("%w: say why it is forgotten", ErrInvalid)
 	}
@@ -230,7 +262,17 @@ func (w *Writer) Forget(ctx context.Context, name, reason string) (Done, error) 
 		case strings.Contains(m.File, "/"):
 			return Done{}, nil, "", fmt.Errorf("%s is in a subfolder: remove it by hand", m.File)
 		}
-		return Done{File: m.File, Action: "forgot", reason: oneLine(reason)}, nil, m.Hash, nil
+		done := Done{File: m.File, Action: "forgot", reason: oneLine(reason)}
+		if r := w.opts.Folder.Repo(); r != nil {
+			ignored, err := r.Ignored(ctx, []string{m.File})
+			if err != nil {
+				return Done{}, nil, "", err
+			}
+			if done.Ignored = ignored[m.File]; done.Ignored && !force {
+				return Done{}, nil, "", fmt.Errorf("%s %w (.gitignore), so it is not in the history: forgetting it cannot be undone. Delete it for good with memoryd forget --force, or remove it by hand", m.File, ErrIgnored)
+			}
+		}
+		return done, nil, m.Hash, nil
 	})
 }
 
@@ -261,8 +303,14 @@ func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash str
 
 // Find returns the fact name names: a file name ("user-email.md"), a file
 // without ".md", or the name part ("email") when only one fact has it.
+//
+// Facts waiting for review in the inbox are not facts yet: Find never
+// returns one (review finds them).
 func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 	name = strings.TrimSpace(name)
+	if index.InInbox(name) {
+		return nil, fmt.Errorf("%w %q: it waits for review (memoryd review)", ErrNotFound, name)
+	}
 	for _, f := range []string{name, name + ".md"} {
 		if m := find(snap, f); m != nil {
 			return m, nil
@@ -270,7 +318,7 @@ func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 	}
 	var found []*index.Memory
 	for _, m := range snap.Memories {
-		if m.Name == name {
+		if m.Name == name && !index.InInbox(m.File) {
 			found = append(found, m)
 		}
 	}
@@ -320,97 +368,42 @@ func oneLine(s string) string {
 	return index.CleanText(strings.Join(strings.Fields(s), " "), false, 200)
 }
 
-// locked runs plan under the write lock on a fresh scan: plan returns what
-// to do (data nil with a Done means remove), and the version of the file it
-// planned on (hash, "" for none). The file is checked to be still that
-// version, written or removed, the index settled, and the change committed.
+// locked runs plan in a transaction (txn): plan returns what to do (data
+// nil with a Done means remove), and the version of the file it planned on
+// (hash, "" for none). The transaction re-checks that version, writes,
+// settles, updates search and commits.
 func (w *Writer) locked(ctx context.Context, plan func(index.Snapshot) (Done, []byte, string, error)) (Done, error) {
-	lock, err := w.lock(ctx)
+	tx, err := w.opts.Folder.Begin(ctx, "memoryd "+w.opts.Who)
 	if err != nil {
 		return Done{}, err
 	}
-	defer lock.Unlock()
-	if r := w.opts.Repo; r != nil && r.InOperation() {
-		return Done{}, fmt.Errorf("%w: the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first", ErrBusy)
-	}
-	store := index.NewStore(w.opts.Dir)
-	if err := store.Scan(); err != nil {
-		return Done{}, err
-	}
-	done, data, hash, err := plan(store.Snapshot())
+	defer tx.Close()
+	done, data, hash, err := plan(tx.Snapshot())
 	if err != nil {
 		return Done{}, err
-	}
-	if _, err := index.ReadCurrent(w.opts.Dir, done.File, hash); err != nil {
-		return Done{}, fmt.Errorf("%w; nothing was written, try again", err)
 	}
 	if data == nil {
-		err = index.RemoveMemory(w.opts.Dir, done.File)
+		err = tx.Remove(done.File, hash)
 	} else {
-		_, err = index.WriteMemory(w.opts.Dir, done.File, data)
+		err = tx.Write(done.File, data, hash)
 	}
 	if err != nil {
 		return Done{}, err
 	}
-	if _, err := store.Settle(); err != nil {
-		return done, err
-	}
-	w.searchable(ctx, store)
-	done.Commit, err = w.commit(ctx, done)
+	res, err := tx.Commit(ctx, w.message(done))
+	done.Commit = res.Commit
 	return done, err
 }
 
-// searchable brings the search index up to the settled store.
-func (w *Writer) searchable(ctx context.Context, store *index.Store) {
-	if w.opts.Search != nil {
-		_ = w.opts.Search(ctx, store.Snapshot())
-	}
-}
-
-// lock takes the write lock, waiting up to Options.Wait for another writer.
-func (w *Writer) lock(ctx context.Context) (*state.Lock, error) {
-	deadline := time.Now().Add(w.opts.Wait)
-	b := backoff.Backoff{Base: 50 * time.Millisecond, Max: time.Second}
-	for {
-		l, err := state.TryLock(w.opts.StateDir, state.WriteLock, state.Owner("memoryd "+w.opts.Who))
-		if !errors.Is(err, state.ErrLocked) {
-			return l, err
-		}
-		wait := b.Next()
-		if time.Now().Add(wait).After(deadline) {
-			return nil, fmt.Errorf("%w: %w", ErrBusy, err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-}
-
-// commit records the change and the regenerated indexes in one commit of
-// their own, "memory: add user-x.md (cli)", so history says what each
-// command did and undo can take it back alone. Other pending edits are
-// left for the daemon.
-func (w *Writer) commit(ctx context.Context, d Done) (string, error) {
-	if w.opts.Repo == nil {
-		return "", nil
-	}
-	verb := map[string]string{"created": "add", "replaced": "replace", "edited": "edit", "forgot": "forget"}[d.Action]
-	msg := fmt.Sprintf("memory: %s %s (%s)", verb, d.File, w.opts.Who)
+// message is the commit message of a fact's change: "memory: add
+// user-x.md (cli)", so history says what each command did and undo can
+// take it back alone.
+func (w *Writer) message(d Done) commitmsg.Message {
+	kind := map[string]commitmsg.Kind{"created": commitmsg.KindAdd, "replaced": commitmsg.KindReplace,
+		"edited": commitmsg.KindEdit, "forgot": commitmsg.KindForget}[d.Action]
+	m := commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (%s)", kind, d.File, w.opts.Who), Kind: kind, Writer: w.writer()}
 	if d.reason != "" {
-		msg += "\n\nReason: " + d.reason + "\n"
+		m.Body = "Reason: " + d.reason
 	}
-	ours := func(rel string) bool { return rel == d.File || generated(rel) }
-	c, err := w.opts.Repo.CommitPending(ctx, ours, func([]string) string { return msg })
-	if err != nil {
-		return "", fmt.Errorf("written, but not committed (the daemon commits it later): %w", err)
-	}
-	return c.Hash, nil
-}
-
-// generated reports whether rel is a file Settle writes: the indexes,
-// .gitattributes and PROTOCOL.md.
-func generated(rel string) bool {
-	return index.IsIndex(rel) || rel == index.AttributesFile || rel == index.ProtocolFile
+	return m
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -27,6 +28,8 @@ type world struct {
 	dir   string
 	state string
 	w     *Writer
+	// folder is the transaction w writes through.
+	folder *txn.Folder
 }
 
 func newWorld(t *testing.T) *world {
@@ -40,7 +43,8 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.w = New(Options{Dir: w.dir, StateDir: w.state, Repo: repo, Wait: 300 * time.Millisecond})
+	w.folder = txn.New(txn.Options{Dir: w.dir, StateDir: w.state, Repo: repo, Wait: 300 * time.Millisecond})
+	w.w = New(Options{Folder: w.folder})
 	return w
 }
 
@@ -118,10 +122,10 @@ func TestReplaceAndForget(t *testing.T) {
 	if !strings.Contains(w.read("feedback-prefers-tabs.md"), "every language") {
 		t.Fatal("not replaced")
 	}
-	if _, err := w.w.Forget(ctx, "prefers-tabs", ""); !errors.Is(err, ErrInvalid) {
+	if _, err := w.w.Forget(ctx, "prefers-tabs", "", false); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("forget without a reason: %v", err)
 	}
-	d, err := w.w.Forget(ctx, "prefers-tabs", "switched to spaces")
+	d, err := w.w.Forget(ctx, "prefers-tabs", "switched to spaces", false)
 	if err != nil || d.Action != "forgot" || d.Commit == "" {
 		t.Fatalf("forget: %+v %v", d, err)
 	}
@@ -132,7 +136,7 @@ func TestReplaceAndForget(t *testing.T) {
 	if !strings.HasPrefix(msg, "memory: forget feedback-prefers-tabs.md (cli)") || !strings.Contains(msg, "Reason: switched to spaces") {
 		t.Fatalf("commit message:\n%s", msg)
 	}
-	if _, err := w.w.Forget(ctx, "prefers-tabs", "again"); !errors.Is(err, ErrNotFound) {
+	if _, err := w.w.Forget(ctx, "prefers-tabs", "again", false); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("forget twice: %v", err)
 	}
 }
@@ -184,8 +188,7 @@ func TestModelReplaceKeepsHandLines(t *testing.T) {
 	if _, err := w.w.Save(ctx, tabs, false); err != nil { // written with the CLI: a person's text
 		t.Fatal(err)
 	}
-	repo := w.w.opts.Repo
-	mcp := New(Options{Dir: w.dir, StateDir: w.state, Repo: repo, Who: "mcp: codex"})
+	mcp := New(Options{Folder: w.folder, Who: "mcp: codex", Model: true})
 	f := tabs
 	f.Body = "Use tabs."
 	if _, err := mcp.Save(ctx, f, true); !errors.Is(err, ErrHandLines) || !strings.Contains(err.Error(), "Use tabs for indentation.") {
@@ -228,7 +231,7 @@ func TestSaveRecordsProjectAndDate(t *testing.T) {
 func TestWritesHandTheFolderToSearch(t *testing.T) {
 	w := newWorld(t)
 	var got [][]string
-	w.w.opts.Search = func(_ context.Context, snap index.Snapshot) error {
+	search := func(_ context.Context, snap index.Snapshot) error {
 		var files []string
 		for _, m := range snap.Memories {
 			files = append(files, m.File)
@@ -236,6 +239,11 @@ func TestWritesHandTheFolderToSearch(t *testing.T) {
 		got = append(got, files)
 		return errors.New("a broken search index does not fail the write")
 	}
+	repo, err := gitstore.Open(w.dir, gitstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.w = New(Options{Folder: txn.New(txn.Options{Dir: w.dir, StateDir: w.state, Repo: repo, Search: search})})
 	if _, err := w.w.Save(ctx, tabs, false); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +251,7 @@ func TestWritesHandTheFolderToSearch(t *testing.T) {
 	if _, _, err := w.w.SaveAll(ctx, []Item{item}, func(int) string { return "memory: import" }, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.w.Forget(ctx, "prefers-tabs", "wrong"); err != nil {
+	if _, err := w.w.Forget(ctx, "prefers-tabs", "wrong", false); err != nil {
 		t.Fatal(err)
 	}
 	want := [][]string{{"feedback-prefers-tabs.md"}, {"feedback-prefers-tabs.md", "user-shell.md"}, {"user-shell.md"}}

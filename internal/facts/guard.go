@@ -8,19 +8,6 @@ import (
 	"github.com/memoryd/memoryd/internal/index"
 )
 
-// ModelWritten reports whether a commit with this subject holds text a
-// model wrote: an extraction, a compaction, an import, or a save through
-// the MCP server. Commits of hand edits ("memory: update …") and of the
-// memory commands a person runs ("(cli)") do not.
-func ModelWritten(subject string) bool {
-	for _, p := range []string{"memory: extract from ", "memory: compaction", "memory: import "} {
-		if strings.HasPrefix(subject, p) {
-			return true
-		}
-	}
-	return strings.HasPrefix(subject, "memory: ") && strings.Contains(subject, "(mcp")
-}
-
 // HandLines returns the lines of the fact cur's body that a person wrote:
 // the non-blank lines that are not in the body as a model last committed
 // it (every line, when no model ever wrote the file). A model's update may
@@ -33,7 +20,7 @@ func HandLines(ctx context.Context, repo *gitstore.Repo, cur *index.Memory) ([]s
 			return nil, err
 		}
 		for _, c := range log {
-			if !ModelWritten(c.Subject) {
+			if !c.Message.ModelWritten() {
 				continue
 			}
 			data, err := repo.Show(ctx, c.Hash, c.Files[0])

@@ -64,14 +64,36 @@ func (r *Repo) Busy() error {
 	return fmt.Errorf("%w: %s", ErrBusy, b)
 }
 
-// InOperation reports whether a merge, rebase, cherry-pick, revert or
-// `git am` is under way in the work tree. While it is, memoryd writes
-// nothing into the memory folder: a tracked file changing under a running
-// `git pull --rebase` makes it fail. A mere index.lock does not count.
+// InOperation reports whether a git operation of the user's is under way in
+// the work tree: a merge, rebase, cherry-pick, revert or `git am`, or a
+// detached HEAD (`git checkout <old commit>`, a bisect). While it is,
+// memoryd writes nothing into the memory folder: a tracked file changing
+// under a running `git pull --rebase` makes it fail, and a generated file
+// written into an old commit's tree makes `git checkout main` refuse. A
+// mere index.lock does not count.
 func (r *Repo) InOperation() bool {
-	_, ok := r.operation()
+	_, ok := r.Operation()
 	return ok
 }
+
+// Operation is InOperation with what is under way and how to end it, in
+// the words status and doctor show; ok is false when nothing is.
+func (r *Repo) Operation() (b Blocker, ok bool) {
+	if i, ok := r.operation(); ok {
+		op := operations[i]
+		return Blocker{Kind: BlockedByOperation, Path: filepath.Join(r.gitDir, op.name), Reason: op.reason, Fix: op.fix}, true
+	}
+	head, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err == nil && !bytes.HasPrefix(head, []byte("ref: ")) {
+		return detachedBlocker, true
+	}
+	return Blocker{}, false
+}
+
+// detachedBlocker is what a detached HEAD blocks, and the way out.
+var detachedBlocker = Blocker{Kind: BlockedByDetached,
+	Reason: "HEAD is detached (an old commit or no branch is checked out); memoryd writes nothing until a branch is",
+	Fix:    "check out the branch memoryd should commit to: git switch <branch>"}
 
 // operation returns the index in operations of the operation under way.
 func (r *Repo) operation() (int, bool) {
@@ -108,8 +130,7 @@ func (r *Repo) blocker(now time.Time) (Blocker, bool) {
 			Reason: fmt.Sprintf("read HEAD: %v", headErr), Fix: "check the repository with git status"}, true
 	}
 	if !bytes.HasPrefix(head, []byte("ref: ")) {
-		return Blocker{Kind: BlockedByDetached, Reason: "HEAD is detached (no branch checked out)",
-			Fix: "check out the branch memoryd should commit to: git switch <branch>"}, true
+		return detachedBlocker, true
 	}
 	unmerged, err := r.unmerged()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"io/fs"
 	"os"
 	"path"
@@ -264,6 +265,13 @@ func CommitMessage(paths []string) string {
 		msg = "memory: update"
 	}
 	return msg
+}
+
+// HandEditsMessage is the whole message of the daemon's commit of paths,
+// edits a person made: CommitMessage's subject with the trailers that say
+// so.
+func HandEditsMessage(paths []string) string {
+	return commitmsg.Message{Subject: CommitMessage(paths), Kind: commitmsg.KindUpdate, Writer: commitmsg.Person}.String()
 }
 
 func firstLine(s string) string {

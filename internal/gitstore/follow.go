@@ -3,6 +3,7 @@ package gitstore
 import (
 	"context"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"strings"
 	"time"
 )
@@ -53,7 +54,7 @@ func (r *Repo) pathLog(ctx context.Context, rev, rel string, n int) (list []Comm
 	if err != nil {
 		return nil, "", err
 	}
-	args := []string{literal, "log", "--no-renames", "--name-status", "-z", "--format=%x1e%H%x1f%aI%x1f%s"}
+	args := []string{literal, "log", "--no-renames", "--name-status", "-z", "--format=%x1e%H%x1f%aI%x1f%s%x1f" + commitmsg.TrailerFormat}
 	if n > 0 {
 		args = append(args, fmt.Sprintf("-n%d", n))
 	}
@@ -64,10 +65,10 @@ func (r *Repo) pathLog(ctx context.Context, rev, rel string, n int) (list []Comm
 	for _, rec := range strings.Split(string(out), "\x1e") {
 		head, status, _ := strings.Cut(rec, "\x00")
 		f := strings.Split(strings.TrimSpace(head), "\x1f")
-		if len(f) != 3 {
+		if len(f) != 5 {
 			continue
 		}
-		c := Commit{Hash: f[0], Subject: f[2], Files: []string{rel}}
+		c := Commit{Hash: f[0], Subject: f[2], Files: []string{rel}, Message: commitmsg.FromParts(f[2], f[3], f[4])}
 		c.When, _ = time.Parse(time.RFC3339, f[1])
 		list = append(list, c)
 		added = ""

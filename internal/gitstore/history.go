@@ -5,8 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"sort"
-	"strings"
+
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -21,6 +22,10 @@ type Commit struct {
 	When    time.Time // author date, as `git log` shows it
 	Subject string    // first line of the message
 	Files   []string  // changed paths relative to the memory folder, sorted
+	// Message is the message read through the commit vocabulary: what
+	// kind of commit it is and who wrote its text. Policy reads these,
+	// never Subject.
+	Message commitmsg.Message
 }
 
 // History returns up to n commits reachable from HEAD that changed the
@@ -60,11 +65,13 @@ func (r *Repo) History(n int) ([]Commit, error) {
 		if err != nil || !touched {
 			return err
 		}
+		msg := commitmsg.Parse(c.Message)
 		out = append(out, Commit{
 			Hash:    c.Hash.String(),
 			When:    c.Author.When,
-			Subject: firstLine(strings.TrimLeft(c.Message, "\n")),
+			Subject: msg.Subject,
 			Files:   files,
+			Message: msg,
 		})
 		if len(out) == n {
 			return errStop

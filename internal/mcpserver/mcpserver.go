@@ -180,7 +180,9 @@ func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn
 }
 
 func (h *handlers) forget(ctx context.Context, req *mcp.CallToolRequest, in ForgetIn) (*mcp.CallToolResult, any, error) {
-	d, err := h.o.Writer(client(req)).Forget(ctx, in.File, in.Reason)
+	// An agent never deletes what git does not keep: a fact git ignores
+	// cannot be brought back, so only a person may forget it (--force).
+	d, err := h.o.Writer(client(req)).Forget(ctx, in.File, in.Reason, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -32,7 +33,7 @@ func connect(t *testing.T, search SearchFunc) (*mcp.ClientSession, string) {
 	stateDir := t.TempDir()
 	s := New(Options{Dir: dir, Project: "proj", Version: "test", Search: search,
 		Writer: func(who string) *facts.Writer {
-			return facts.New(facts.Options{Dir: dir, StateDir: stateDir, Repo: repo, Who: who})
+			return facts.New(facts.Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: stateDir, Repo: repo}), Who: who, Model: true})
 		}})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
