@@ -148,12 +148,10 @@ func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	repo, err := f.needRepo()
-	if err != nil {
+	if _, err := f.needRepo(); err != nil {
 		return err
 	}
-	opts := undo.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Force: flagString(fs, "force") == "true",
-		Search: f.updateSearch}
+	opts := undo.Options{Folder: f.txn(), Force: flagBool(fs, "force")}
 	if len(args) == 1 {
 		opts.Commit = args[0]
 	}

@@ -8,29 +8,35 @@ import (
 	"github.com/memoryd/memoryd/internal/index"
 )
 
-// HandLines returns the lines of the fact cur's body that a person wrote:
-// the non-blank lines that are not in the body as a model last committed
-// it (every line, when no model ever wrote the file). A model's update may
-// not remove any of them.
+// HandLines returns the lines of the fact cur's body that a person wrote.
+// Each line belongs to whoever brought it into the file: the writer of the
+// oldest commit, in the file's recent history (historyDepth commits), after
+// which the line was always there — a model (an extraction, a compaction,
+// an agent's save) or a person (a hand edit, a memory command, an undo).
+// Lines not committed yet, and lines older than the history read, are a
+// person's. A model's update may not remove any of them.
 func HandLines(ctx context.Context, repo *gitstore.Repo, cur *index.Memory) ([]string, error) {
-	var model map[string]bool
+	model := map[string]bool{} // lines a model brought in
 	if repo != nil {
-		log, err := repo.FileLog(ctx, cur.File, 200)
+		log, err := repo.FileLog(ctx, cur.File, historyDepth)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range log {
-			if !c.Message.ModelWritten() {
-				continue
+		var prev map[string]bool
+		for i := len(log) - 1; i >= 0; i-- { // oldest first
+			c := log[i]
+			lines := map[string]bool{}
+			if data, err := repo.Show(ctx, c.Hash, c.Files[0]); err == nil {
+				if m, err := index.Parse(c.Files[0], data); err == nil {
+					lines = lineSet(m.Body)
+				}
 			}
-			data, err := repo.Show(ctx, c.Hash, c.Files[0])
-			if err != nil {
-				break // the file was deleted in that commit
+			for l := range lines {
+				if !prev[l] {
+					model[l] = c.Message.ModelWritten()
+				}
 			}
-			if m, err := index.Parse(c.Files[0], data); err == nil {
-				model = lineSet(m.Body)
-			}
-			break
+			prev = lines
 		}
 	}
 	var hand []string
@@ -41,6 +47,9 @@ func HandLines(ctx context.Context, repo *gitstore.Repo, cur *index.Memory) ([]s
 	}
 	return hand, nil
 }
+
+// historyDepth bounds how many of a fact's commits HandLines reads.
+const historyDepth = 50
 
 // Dropped returns the lines of hand that body no longer holds.
 func Dropped(hand []string, body string) []string {

@@ -147,10 +147,19 @@ func TestBusyDetached(t *testing.T) {
 	cli(t, root, "checkout", "-q", "--detach")
 	r := open(t, dir)
 	mustBusy(t, r, "detached")
-	if r.InOperation() {
-		t.Fatal("detached HEAD counted as an operation")
+	// A checkout of an old commit is the user's git operation: nothing is
+	// written into its tree until the branch is back.
+	if b, ok := r.Operation(); !ok || b.Kind != BlockedByDetached || !strings.Contains(b.Fix, "git switch") {
+		t.Fatalf("detached HEAD: Operation() = %+v, %v; want the detached blocker", b, ok)
+	}
+	if !r.InOperation() {
+		t.Fatal("detached HEAD not counted as an operation")
 	}
 	mustRefuse(t, r, root)
+	cli(t, root, "checkout", "-q", "-")
+	if r.InOperation() {
+		t.Fatal("back on the branch: still counted as an operation")
+	}
 }
 
 // In a linked worktree the state files live in .git/worktrees/<name>, and

@@ -158,6 +158,9 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	seen := make(map[string]bool, len(snap.Memories))
 	var changed []dated
 	for _, m := range snap.Memories {
+		if index.InInbox(m.File) {
+			continue // waits for review: not a fact until a person accepts it, never returned to an agent
+		}
 		if seen[m.File] {
 			continue // the same file twice: the first one counts
 		}

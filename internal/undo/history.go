@@ -6,51 +6,30 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
-// Kinds of commit, by subject. Every kind but KindOther is memoryd's and
-// can be undone.
+// Kinds of commit, from the commit vocabulary (package commitmsg). Every
+// kind but KindOther is memoryd's and can be undone.
 const (
-	KindCompaction = "compaction" // memory: compaction (…)
-	KindCheckpoint = "checkpoint" // memory: checkpoint before compaction
-	KindExtraction = "extraction" // memory: extract from <source> session <id>
-	KindAdd        = "add"        // memory: add x.md (cli), and replace, edit, forget
-	KindReplace    = "replace"
-	KindEdit       = "edit"
-	KindForget     = "forget"
-	KindUpdate     = "update"  // memory: update a.md, b.md — the daemon's commit of edits
-	KindUndo       = "undo"    // memory: undo …
-	KindMemoryd    = "memoryd" // any other "memory: " subject (review, …)
-	KindOther      = ""        // not memoryd's: a person's or another tool's commit
+	KindCompaction = string(commitmsg.KindCompaction)
+	KindCheckpoint = string(commitmsg.KindCheckpoint)
+	KindExtraction = string(commitmsg.KindExtraction)
+	KindAdd        = string(commitmsg.KindAdd) // and replace, edit, forget
+	KindReplace    = string(commitmsg.KindReplace)
+	KindEdit       = string(commitmsg.KindEdit)
+	KindForget     = string(commitmsg.KindForget)
+	KindUpdate     = string(commitmsg.KindUpdate) // the daemon's commit of a person's edits
+	KindUndo       = string(commitmsg.KindUndo)
+	KindMemoryd    = string(commitmsg.KindMemoryd) // review, import, another "memory: " commit
+	KindOther      = string(commitmsg.KindOther)   // not memoryd's: a person's or another tool's commit
 )
 
-var factVerb = regexp.MustCompile(`^memory: (add|replace|edit|forget) \S+ \([a-z0-9-]+\)$`)
-
-// KindOf names the kind of a commit from its subject.
-func KindOf(subject string) string {
-	switch {
-	case strings.HasPrefix(subject, compactor.CompactionPrefix+" ("):
-		return KindCompaction
-	case subject == compactor.CheckpointSubject:
-		return KindCheckpoint
-	case strings.HasPrefix(subject, "memory: extract from "):
-		return KindExtraction
-	case strings.HasPrefix(subject, "memory: update"):
-		return KindUpdate
-	case strings.HasPrefix(subject, "memory: undo "):
-		return KindUndo
-	}
-	if m := factVerb.FindStringSubmatch(subject); m != nil {
-		return m[1]
-	}
-	if strings.HasPrefix(subject, "memory: ") {
-		return KindMemoryd
-	}
-	return KindOther
-}
+// KindOf names the kind of a commit from its message (its subject, for a
+// commit without memoryd's trailers).
+func KindOf(subject string) string { return string(commitmsg.Parse(subject).Kind) }
 
 // restores reports whether undoing a commit of kind puts the whole folder
 // back to a commit (compaction: to the checkpoint, its parent; checkpoint:
@@ -105,7 +84,11 @@ var undoSubject = regexp.MustCompile(`^memory: undo (compaction |to checkpoint )
 func Classify(hist []gitstore.Commit) []Entry {
 	es := make([]Entry, len(hist))
 	for i, c := range hist {
-		es[i] = Entry{Commit: c, Kind: KindOf(c.Subject)}
+		msg := c.Message
+		if msg.Subject == "" {
+			msg = commitmsg.Parse(c.Subject)
+		}
+		es[i] = Entry{Commit: c, Kind: string(msg.Kind)}
 	}
 	for i := range es {
 		e := &es[i]
@@ -168,8 +151,9 @@ func dangling(es []Entry, i int) bool { return i == 0 || es[i-1].Kind != KindCom
 var ErrNoMemorydCommit = errors.New("no memoryd commit to undo: no compaction to undo, no extraction, no add, edit or forget, no commit of the daemon's ('memoryd history' lists the folder's commits)")
 
 // Target picks the commit to undo in es (from Classify). With commit "",
-// it is the newest undoable commit that is not an undo (a redo is asked
-// for by hash) and not a checkpoint, except a checkpoint left dangling by
+// it is the newest undoable commit of memoryd's own — not an undo (a redo
+// is asked for by hash), not the daemon's commit of a person's hand edits
+// (taken back only when named), and not a checkpoint, except a checkpoint left dangling by
 // a pass that died: it is the target when it is the newest commit and
 // pending is set (the pass's half-applied changes are not committed yet),
 // or when the newest undoable commit is the daemon's commit right after it
@@ -195,6 +179,9 @@ func Target(es []Entry, commit string, pending bool) (int, error) {
 			}
 		case e.Kind == KindUpdate && i+1 < len(es) && es[i+1].Kind == KindCheckpoint && es[i+1].Undoable:
 			return i + 1, nil
+		case e.Kind == KindUpdate:
+			// A person's own edits, which the daemon committed: undone
+			// only when named.
 		default:
 			return i, nil
 		}

@@ -27,10 +27,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Depth is how many of the memory folder's commits undo searches.
@@ -42,9 +42,7 @@ var ErrNothingToUndo = errors.New("nothing to undo")
 
 // Options say what to undo and where.
 type Options struct {
-	Dir      string         // the memory folder
-	StateDir string         // its state folder, which holds the write lock
-	Repo     *gitstore.Repo // the folder's repository
+	Folder *txn.Folder // the memory folder, written through its transactions; it must have a repository
 	// Commit is the commit to take back (a hash prefix of at least 4
 	// digits); "" means the most recent one (see Target).
 	Commit string
@@ -52,9 +50,6 @@ type Options struct {
 	// are replaced (and stay in history).
 	Force bool
 	Owner string // lock owner text; "" gives "memoryd undo"
-	// Search, when set, is handed the folder as the undo left it
-	// (search.Update); its failure does not fail the undo.
-	Search func(context.Context, index.Snapshot) error
 }
 
 // Result says what Run did.
@@ -92,12 +87,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if opts.Owner == "" {
 		opts.Owner = "memoryd undo"
 	}
-	lock, err := state.TryLock(opts.StateDir, state.WriteLock, state.Owner(opts.Owner))
+	tx, err := opts.Folder.Begin(ctx, opts.Owner)
 	if err != nil {
 		return Result{}, err
 	}
-	defer lock.Unlock()
-	repo := opts.Repo
+	defer tx.Close()
+	repo := opts.Folder.Repo()
 	if err := repo.Busy(); err != nil {
 		return Result{}, err
 	}
@@ -114,7 +109,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	u := &undoer{opts: opts, es: es, i: i}
+	u := &undoer{opts: opts, repo: repo, tx: tx, es: es, i: i}
 	if restores(es[i].Kind) {
 		return u.restore(ctx)
 	}
@@ -124,6 +119,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 // undoer is one Run's work on es[i].
 type undoer struct {
 	opts Options
+	repo *gitstore.Repo
+	tx   *txn.Tx
 	es   []Entry
 	i    int
 }
@@ -133,13 +130,13 @@ func (u *undoer) entry() Entry { return u.es[u.i] }
 // files reads files of the memory folder as commit hash left them and as
 // they were before it.
 func (u *undoer) files(hash string, files []string) (after, before map[string]gitstore.Version, err error) {
-	return u.opts.Repo.FilesAt(hash, files, index.MaxFileSize*4)
+	return u.repo.FilesAt(hash, files, index.MaxFileSize*4)
 }
 
 // check refuses, unless Force, when a file the commit changed is not as
 // the commit left it; with Force it returns the later changes replaced.
 func (u *undoer) check(files []string, after map[string]gitstore.Version) ([]Conflict, error) {
-	cs, err := conflicts(u.opts.Dir, u.es, u.i, files, after)
+	cs, err := conflicts(u.opts.Folder.Dir(), u.es, u.i, files, after)
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
@@ -151,7 +148,7 @@ func (u *undoer) check(files []string, after map[string]gitstore.Version) ([]Con
 
 // commitPending commits what was pending before undo changes anything.
 func (u *undoer) commitPending(ctx context.Context) (bool, error) {
-	c, err := u.opts.Repo.CommitPending(ctx, index.Tracked, gitstore.CommitMessage)
+	c, err := u.repo.CommitPending(ctx, index.Tracked, gitstore.HandEditsMessage)
 	if err != nil {
 		return false, fmt.Errorf("commit pending changes before undo: %w", err)
 	}
@@ -173,23 +170,17 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 	if _, err := u.commitPending(ctx); err != nil {
 		return res, err
 	}
-	res.Changes, err = revert(u.opts.Dir, files, before)
+	res.Changes, err = revert(u.opts.Folder.Dir(), files, before)
 	if err == nil && len(res.Changes) == 0 {
 		return res, fmt.Errorf("%w: the files of %s are already as they were before it", ErrNothingToUndo, res.What)
 	}
 	if err != nil {
 		return res, err
 	}
-	if err := u.settle(ctx); err != nil {
-		return res, err
-	}
-	touched := make(map[string]bool, len(files))
-	for _, f := range files {
-		touched[f] = true
-	}
-	c, err := u.opts.Repo.CommitPending(ctx, func(rel string) bool { return touched[rel] || Generated(rel) },
-		func([]string) string { return revertMessage(e.Commit, res.Changes) })
-	res.Commit, res.Held = c.Hash, c.Held
+	u.tx.Touched(files...)
+	subject, body, _ := strings.Cut(revertMessage(e.Commit, res.Changes), "\n")
+	c, err := u.tx.Commit(ctx, commitmsg.Message{Subject: subject, Body: body, Kind: commitmsg.KindUndo, Writer: commitmsg.Person})
+	res.Commit, res.Held = c.Commit, c.Held
 	if err != nil {
 		return res, fmt.Errorf("undone on disk but not committed (the daemon commits it later): %w", err)
 	}
@@ -201,11 +192,11 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 func (u *undoer) restore(ctx context.Context) (Result, error) {
 	e := u.entry()
 	res := Result{Undone: e.Commit, Kind: e.Kind, Restored: true, Later: u.i}
-	rev, msg := e.Hash, "memory: undo to checkpoint "+short(e.Hash)
+	rev, msg := e.Hash, commitmsg.UndoPrefix+"to checkpoint "+short(e.Hash)
 	res.What = "checkpoint " + short(e.Hash)
 	if e.Kind == KindCompaction {
 		rev = e.Hash + "^"
-		msg = "memory: undo compaction " + short(e.Hash) + strings.TrimPrefix(e.Subject, compactor.CompactionPrefix)
+		msg = commitmsg.UndoPrefix + "compaction " + short(e.Hash) + strings.TrimPrefix(e.Subject, commitmsg.CompactionPrefix)
 		res.What = "the checkpoint before compaction " + short(e.Hash)
 		files := own(e.Files)
 		after, _, err := u.files(e.Hash, files)
@@ -223,17 +214,14 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 	if committed {
 		res.Later++
 	}
-	res.Commit, err = u.opts.Repo.Restore(ctx, rev, msg)
+	res.Commit, err = u.repo.Restore(ctx, rev, commitmsg.Message{Subject: msg, Kind: commitmsg.KindUndo, Writer: commitmsg.Person}.String())
 	if errors.Is(err, gitstore.ErrNothingToCommit) {
 		return res, fmt.Errorf("%w: the memory folder already matches %s", ErrNothingToUndo, res.What)
 	}
 	if err != nil {
 		return res, err
 	}
-	if err := u.settle(ctx); err != nil {
-		return res, err
-	}
-	c, err := u.opts.Repo.CommitPending(ctx, index.Tracked, gitstore.CommitMessage)
+	c, err := u.tx.Commit(ctx, commitmsg.Message{Subject: "memory: rebuild the indexes after undo " + short(res.Commit), Kind: commitmsg.KindUndo, Writer: commitmsg.Person})
 	res.Held = c.Held
 	if err != nil {
 		return res, fmt.Errorf("commit the rebuilt index: %w", err)
@@ -242,16 +230,3 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 }
 
 func short(hash string) string { return hash[:min(12, len(hash))] }
-
-// settle writes the folder's indexes for its files as they now are, and
-// brings the search index up to them.
-func (u *undoer) settle(ctx context.Context) error {
-	store := index.NewStore(u.opts.Dir)
-	if _, err := store.Settle(); err != nil {
-		return err
-	}
-	if u.opts.Search != nil {
-		_ = u.opts.Search(ctx, store.Snapshot())
-	}
-	return nil
-}

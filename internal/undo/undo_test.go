@@ -13,6 +13,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -92,7 +93,7 @@ func TestRunRestoresCheckpointAndKeepsPendingInHistory(t *testing.T) {
 	dir, repo := fixture(t)
 	write(t, dir, "user-c.md", "c") // a hand edit not yet committed
 	sd := t.TempDir()
-	res, err := Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo})
+	res, err := Run(ctx, Options{Folder: folder(dir, sd, repo)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +117,13 @@ func TestRunRestoresCheckpointAndKeepsPendingInHistory(t *testing.T) {
 	}
 	clean(t, dir)
 	// The same compaction again: undone already.
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo, Commit: res.Undone.Hash[:8]}); !errors.Is(err, ErrNothingToUndo) ||
+	if _, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: res.Undone.Hash[:8]}); !errors.Is(err, ErrNothingToUndo) ||
 		!strings.Contains(err.Error(), "undone already by "+res.Commit[:12]) {
 		t.Fatalf("undo of an undone compaction: %v", err)
 	}
 	// Undoing the undo is a redo: the compaction's result and the later
 	// file come back.
-	redo, err := Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo, Commit: res.Commit[:8]})
+	redo, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: res.Commit[:8]})
 	if err != nil || redo.Restored || exists(dir, "user-b.md") || !exists(dir, "user-c.md") {
 		t.Fatalf("redo: %+v %v", redo, err)
 	}
@@ -137,7 +138,7 @@ func TestRunRefusesWhileLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	_, err = Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo})
+	_, err = Run(ctx, Options{Folder: folder(dir, sd, repo)})
 	if !errors.Is(err, state.ErrLocked) || !strings.Contains(err.Error(), "pid 1, test") {
 		t.Fatalf("err = %v", err)
 	}
@@ -167,7 +168,7 @@ func extractionFixture(t *testing.T) (dir string, repo *gitstore.Repo, extractio
 func TestUndoExtraction(t *testing.T) {
 	dir, repo, extraction := extractionFixture(t)
 	oldA := gittest.Run(t, filepath.Dir(dir), "show", extraction+"^:memory/user-a.md")
-	res, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Commit: extraction[:7]})
+	res, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: extraction[:7]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,8 @@ func TestUndoExtraction(t *testing.T) {
 		t.Errorf("result %+v", res)
 	}
 	msg := gittest.Run(t, filepath.Dir(dir), "log", "-1", "--format=%B")
-	want := "memory: undo " + extraction[:12] + " (extract from opencode session ses_1)\n\nUndoes " + extraction + ".\nrestored user-a.md\nremoved user-x.md"
+	want := "memory: undo " + extraction[:12] + " (extract from opencode session ses_1)\n\nUndoes " + extraction + ".\nrestored user-a.md\nremoved user-x.md" +
+		"\n\nMemoryd-Kind: undo\nMemoryd-Writer: person"
 	if msg != want {
 		t.Errorf("message:\n%s\nwant:\n%s", msg, want)
 	}
@@ -201,7 +203,7 @@ func TestUndoRefusesLaterChangeToSameFile(t *testing.T) {
 	write(t, dir, "user-a.md", "a, typed just now")
 	head := gittest.Run(t, filepath.Dir(dir), "rev-parse", "HEAD")
 	sd := t.TempDir()
-	_, err := Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo, Commit: extraction[:7]})
+	_, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: extraction[:7]})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) {
 		t.Fatalf("err = %v", err)
@@ -220,7 +222,7 @@ func TestUndoRefusesLaterChangeToSameFile(t *testing.T) {
 		t.Fatal("a refused undo wrote something")
 	}
 
-	res, err := Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo, Commit: extraction[:7], Force: true})
+	res, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: extraction[:7], Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func TestUndoWalksBackAndRedo(t *testing.T) {
 	commitAll(t, dir, "memory: forget user-keep.md (mcp)")
 	sd := t.TempDir()
 	run := func(commit string) (Result, error) {
-		return Run(ctx, Options{Dir: dir, StateDir: sd, Repo: repo, Commit: commit})
+		return Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: commit})
 	}
 	first, err := run("")
 	if err != nil || first.Kind != KindForget || !exists(dir, "user-keep.md") || !exists(dir, "user-a.md") {
@@ -275,26 +277,26 @@ func TestUndoWalksBackAndRedo(t *testing.T) {
 
 func TestUndoRefusals(t *testing.T) {
 	dir, repo := newRepo(t)
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo}); !errors.Is(err, ErrNoMemorydCommit) {
+	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)}); !errors.Is(err, ErrNoMemorydCommit) {
 		t.Errorf("empty history: %v", err)
 	}
 	write(t, dir, "user-a.md", "a")
 	mine := commitAll(t, dir, "my notes")
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo}); !errors.Is(err, ErrNoMemorydCommit) ||
+	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)}); !errors.Is(err, ErrNoMemorydCommit) ||
 		!strings.Contains(err.Error(), "no compaction to undo") {
 		t.Errorf("no memoryd commit: %v", err)
 	}
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Commit: mine[:6]}); err == nil ||
+	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: mine[:6]}); err == nil ||
 		!strings.Contains(err.Error(), "was not made by memoryd: it is neither a compaction nor a checkpoint") {
 		t.Errorf("a person's commit: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, index.IndexFile), []byte("# Memory\n"), 0o644)
 	idx := commitAll(t, dir, "memory: update MEMORY.md")
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Commit: idx[:6]}); !errors.Is(err, ErrNothingToUndo) ||
+	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: idx[:6]}); !errors.Is(err, ErrNothingToUndo) ||
 		!strings.Contains(err.Error(), "changed only files memoryd rebuilds (MEMORY.md)") {
 		t.Errorf("an index-only commit: %v", err)
 	}
-	if _, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Commit: "abc"}); err == nil || !strings.Contains(err.Error(), "is not among") {
+	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: "abc"}); err == nil || !strings.Contains(err.Error(), "is not among") {
 		t.Errorf("a prefix too short: %v", err)
 	}
 }
@@ -309,7 +311,7 @@ func TestUndoDanglingCheckpoint(t *testing.T) {
 	commitAll(t, dir, compactor.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	write(t, dir, "user-a.md", "a merged")
-	res, err := Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo})
+	res, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
 	if err != nil || !res.Restored || res.Kind != KindCheckpoint || res.Later != 1 || !exists(dir, "user-b.md") || strings.Contains(read(dir, "user-a.md"), "merged") {
 		t.Fatalf("pending half-applied pass: %+v %v", res, err)
 	}
@@ -320,11 +322,16 @@ func TestUndoDanglingCheckpoint(t *testing.T) {
 	cp := commitAll(t, dir, compactor.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	commitAll(t, dir, "memory: update user-b.md")
-	res, err = Run(ctx, Options{Dir: dir, StateDir: t.TempDir(), Repo: repo})
+	res, err = Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
 	if err != nil || !res.Restored || res.Undone.Hash != cp || res.What != "checkpoint "+cp[:12] || !exists(dir, "user-b.md") {
 		t.Fatalf("committed half-applied pass: %+v %v", res, err)
 	}
 	if s := subjects(t, dir); !strings.Contains(strings.Join(s[:2], "\n")+"\n", "memory: undo to checkpoint "+cp[:12]+"\n") {
 		t.Errorf("subjects %q", s)
 	}
+}
+
+// folder is the write transaction over dir.
+func folder(dir, stateDir string, repo *gitstore.Repo) *txn.Folder {
+	return txn.New(txn.Options{Dir: dir, StateDir: stateDir, Repo: repo})
 }
