@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,9 +21,20 @@ import (
 //
 //	go test -run '^$' -bench SaveToCommit -benchtime 1x ./cmd/memoryd/
 func BenchmarkSaveToCommit(b *testing.B) {
+	for b.Loop() {
+		saveToCommit(b, "")
+		if base := os.Getenv(baselineEnv); base != "" {
+			withBin(base, func() { saveToCommit(b, "baseline-") })
+		}
+	}
+}
+
+// saveToCommit measures 15 saves with the binary the helpers run, and
+// reports them with prefix.
+func saveToCommit(b *testing.B, prefix string) {
 	const saves = 15
 	quiet := 2 * time.Second
-	for b.Loop() {
+	{
 		w := newWorld(b)
 		p := w.startDaemon("MEMORY_COMMIT_DEBOUNCE_MS=2000")
 		refs := filepath.Join(w.notes, ".git", "refs", "heads")
@@ -64,8 +76,8 @@ func BenchmarkSaveToCommit(b *testing.B) {
 		p.stop(b)
 		slices.Sort(lat)
 		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-		b.ReportMetric(ms(lat[len(lat)-1]), "max-ms")
-		b.ReportMetric(ms(lat[len(lat)/2]-quiet), "p50-over-quiet-ms")
+		b.ReportMetric(ms(lat[len(lat)/2]), prefix+"p50-ms")
+		b.ReportMetric(ms(lat[len(lat)-1]), prefix+"max-ms")
+		b.ReportMetric(ms(lat[len(lat)/2]-quiet), prefix+"p50-over-quiet-ms")
 	}
 }

@@ -97,5 +97,25 @@ func BenchmarkAddProcess(b *testing.B) {
 		b.ReportMetric(without, "add-no-index-ms")
 		b.ReportMetric(with, "add-first-ms")
 		b.ReportMetric(with2, "add-ms")
+		if base := os.Getenv(baselineEnv); base != "" {
+			// The same adds by another build (scripts/bench-ab), in the
+			// same world and run, then this build's again.
+			withBin(base, func() { b.ReportMetric(median(), "baseline-add-ms") })
+			b.ReportMetric(median(), "add-again-ms")
+		}
 	}
+}
+
+// baselineEnv names a memoryd binary of another build (scripts/bench-ab
+// builds today's main) that the whole-process benchmarks also measure, in
+// the same run, as their baseline.
+const baselineEnv = "MEMORYD_BASELINE_BIN"
+
+// withBin runs f with the end-to-end helpers running bin instead of this
+// build's binary. Benchmarks only: they run one at a time.
+func withBin(bin string, f func()) {
+	old := binPath
+	binPath = bin
+	defer func() { binPath = old }()
+	f()
 }
