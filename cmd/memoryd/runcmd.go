@@ -124,8 +124,10 @@ func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if f.repo != nil && f.repo.InOperation() {
-		return errors.New("the repository is in the middle of a merge, rebase, cherry-pick or revert; finish it first")
+	if f.repo != nil {
+		if b, busy := f.repo.Operation(); busy {
+			return fmt.Errorf("%s: memoryd writes nothing until it is over; %s", b.Reason, b.Fix)
+		}
 	}
 	st := newStore(f)
 	w, err := st.Settle()

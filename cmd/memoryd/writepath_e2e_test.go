@@ -103,7 +103,7 @@ func TestDetachedHeadWritesNothing(t *testing.T) {
 	w.write("user-b.md", memoryFile("user", "b", "Fact b", "B."))
 	waitFor(t, "the second fact committed", func() bool { return strings.Contains(w.show("memory/MEMORY.md"), "user-b.md") })
 	w.git(w.notes, "checkout", "-q", old)
-	waitFor(t, "status to say the daemon waits", func() bool { return w.status().Git.Paused })
+	waitFor(t, "status to say the daemon waits", func() bool { st := w.status(); return st.Git.Paused && strings.Contains(st.Git.PausedBy, "detached") })
 	// An editor touching a file in the old tree must not bring a rebuild.
 	w.write("user-c.md", memoryFile("user", "c", "Fact c", "C."))
 	os.Remove(filepath.Join(w.mem, "user-c.md"))

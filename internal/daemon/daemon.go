@@ -30,7 +30,9 @@ type Watcher interface {
 // Git is what the daemon needs of the notes repository (gitstore.Repo).
 type Git interface {
 	Busy() error
-	InOperation() bool
+	// Operation says which git operation of the user's is under way (a
+	// merge, a rebase, a detached HEAD, …), during which nothing is written.
+	Operation() (gitstore.Blocker, bool)
 	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 }
 

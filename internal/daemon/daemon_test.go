@@ -40,8 +40,12 @@ type fakeGit struct {
 	tries   int
 }
 
-func (g *fakeGit) Busy() error       { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }
-func (g *fakeGit) InOperation() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.inOp }
+func (g *fakeGit) Busy() error { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }
+func (g *fakeGit) Operation() (gitstore.Blocker, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return gitstore.Blocker{Kind: gitstore.BlockedByOperation, Reason: "a merge is in progress", Fix: "finish it"}, g.inOp
+}
 
 func (g *fakeGit) CommitPending(ctx context.Context, _ func(string) bool, message func([]string) string) (gitstore.Committed, error) {
 	g.mu.Lock()

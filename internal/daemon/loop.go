@@ -192,19 +192,16 @@ func (l *loop) note(ev watcher.Event, now time.Time) {
 // change; then a commit is scheduled. While the repository is mid-merge or
 // mid-rebase nothing is written: the loop polls until it is over.
 func (l *loop) rebuild(now time.Time) {
-	if g := l.d.deps.Git; g != nil && g.InOperation() {
-		if !l.paused {
-			l.log.Info("repository busy with a merge, rebase, cherry-pick or revert; waiting before writing")
+	if g := l.d.deps.Git; g != nil {
+		if b, busy := g.Operation(); busy {
+			l.pause(b, now)
+			return
 		}
-		l.paused = true
-		l.status.Git.Paused = true
-		l.writeStatus(now)
-		return
 	}
 	if l.paused {
 		l.log.Info("repository operation finished; catching up")
 		l.paused, l.rescan = false, true
-		l.status.Git.Paused = false
+		l.status.Git.Paused, l.status.Git.PausedBy = false, ""
 	}
 	store := l.d.deps.Store
 	if !l.started {
@@ -247,6 +244,17 @@ func (l *loop) rebuild(now time.Time) {
 		l.commitDeb.touchOnce(now)
 	}
 	l.updateIndexStatus(w, now)
+	l.writeStatus(now)
+}
+
+// pause stops writing while the user's git operation b is under way; the
+// loop polls until it is over.
+func (l *loop) pause(b gitstore.Blocker, now time.Time) {
+	if !l.paused {
+		l.log.Info("a git operation is under way; waiting before writing", "reason", b.Reason)
+	}
+	l.paused = true
+	l.status.Git.Paused, l.status.Git.PausedBy = true, b.Reason+"; "+b.Fix
 	l.writeStatus(now)
 }
 

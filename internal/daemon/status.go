@@ -34,6 +34,7 @@ type Status struct {
 		Enabled      bool      `json:"enabled"`
 		Problem      string    `json:"problem,omitempty"`
 		Paused       bool      `json:"paused"`
+		PausedBy     string    `json:"paused_by,omitempty"` // the operation and the way out
 		LastCommit   string    `json:"lastCommit,omitempty"`
 		LastCommitAt time.Time `json:"lastCommitAt"`
 		LastCheckAt  time.Time `json:"lastCheckAt"`    // last time pending changes were compared with HEAD
@@ -148,7 +149,11 @@ func (s *Status) Problems() []string {
 		p = append(p, "git: "+s.Git.Problem)
 	}
 	if s.Git.Paused {
-		p = append(p, "paused while the repository finishes a merge, rebase, cherry-pick or revert")
+		why := s.Git.PausedBy
+		if why == "" {
+			why = "the repository is in the middle of a git operation"
+		}
+		p = append(p, "paused, writing nothing: "+why)
 	}
 	if s.Compaction.State.LastError != "" {
 		p = append(p, "last compaction failed: "+s.Compaction.State.LastError)
