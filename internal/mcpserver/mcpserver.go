@@ -149,6 +149,14 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 }
 
 func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, any, error) {
+	if name := strings.TrimSpace(in.File); index.IsIndex(name) {
+		// The indexes context shows ("MEMORY.alpha-app.md") read by name.
+		data, err := index.ReadPlain(h.o.Dir, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w %q: that index is not there (memoryd rebuild writes it)", facts.ErrNotFound, name)
+		}
+		return text("# " + name + "\n" + string(data)), nil, nil
+	}
 	st := index.NewStore(h.o.Dir)
 	if err := st.Scan(); err != nil {
 		return nil, nil, err

@@ -104,6 +104,13 @@ func TestSaveReadForget(t *testing.T) {
 	if isErr || !strings.Contains(out, "Use tabs for indentation.") {
 		t.Fatalf("read: %v %s", isErr, out)
 	}
+	// The indexes the agent is shown can be read by name too.
+	os.WriteFile(filepath.Join(dir, "MEMORY.alpha-app.md"), []byte("# Memory — alpha-app\n"), 0o644)
+	for file, want := range map[string]string{"MEMORY.md": "feedback-prefers-tabs.md", "MEMORY.alpha-app.md": "# Memory — alpha-app"} {
+		if out, isErr := call(t, cs, "memory_read", map[string]any{"file": file}); isErr || !strings.Contains(out, want) {
+			t.Fatalf("read %s: %v %s", file, isErr, out)
+		}
+	}
 	out, isErr = call(t, cs, "memory_search", map[string]any{"query": "tabs"})
 	if isErr || asked != "tabs|proj" || !strings.Contains(out, "feedback-prefers-tabs.md — Prefers tabs") {
 		t.Fatalf("search: %v %q %s", isErr, asked, out)
