@@ -66,11 +66,10 @@ func contextText(dir, slug string, b index.Budget, projectOnly bool) ([]byte, er
 	if text, ok := generatedContext(dir, slug, b, projectOnly); ok {
 		return text, nil
 	}
-	st := index.NewStore(dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(dir)
+	if err != nil {
 		return nil, err
 	}
-	snap := st.Snapshot()
 	if projectOnly && !hasProject(snap, slug) {
 		return nil, nil
 	}

@@ -135,11 +135,11 @@ func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, []byte, *f
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st := index.NewStore(f.dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(f.dir)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := facts.Find(st.Snapshot(), args[0])
+	m, err := facts.Find(snap, args[0])
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -95,13 +95,13 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	st := index.NewStore(f.dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(f.dir)
+	if err != nil {
 		return err
 	}
 	slug, all, typ := scope(fs), flagString(fs, "all") == "true", flagString(fs, "type")
 	var list []*index.Memory
-	for _, m := range st.Snapshot().Memories {
+	for _, m := range snap.Memories {
 		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) {
 			list = append(list, m)
 		}

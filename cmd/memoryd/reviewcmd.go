@@ -95,11 +95,11 @@ func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, a
 }
 
 func inboxOf(f *folder) ([]*index.Memory, error) {
-	st := index.NewStore(f.dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(f.dir)
+	if err != nil {
 		return nil, err
 	}
-	return facts.Inbox(st.Snapshot()), nil
+	return facts.Inbox(snap), nil
 }
 
 // reviewInteractively shows each inbox fact and takes one key: accept,

@@ -86,12 +86,11 @@ func (d *doctor) git() {
 
 // files reads the folder the way the daemon does.
 func (d *doctor) files() {
-	st := index.NewStore(d.o.Dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(d.o.Dir)
+	if err != nil {
 		d.bad("memory files", err.Error(), "")
 		return
 	}
-	snap := st.Snapshot()
 	if len(snap.Unreadable) == 0 {
 		d.ok("memory files", fmt.Sprintf("%d readable", len(snap.Memories)))
 	}

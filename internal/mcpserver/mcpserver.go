@@ -157,11 +157,11 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		}
 		return text("# " + name + "\n" + string(data)), nil, nil
 	}
-	st := index.NewStore(h.o.Dir)
-	if err := st.Scan(); err != nil {
+	snap, err := index.Scan(h.o.Dir)
+	if err != nil {
 		return nil, nil, err
 	}
-	m, err := facts.Find(st.Snapshot(), in.File)
+	m, err := facts.Find(snap, in.File)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -97,16 +97,15 @@ func (x *Index) rebuild(ctx context.Context, fp fingerprint) error {
 		return err
 	}
 	x.scans++
-	store := index.NewStore(x.memoryDir)
-	if err := store.Scan(); err != nil {
+	snap, err := index.Scan(x.memoryDir)
+	if err != nil {
 		return err
 	}
-	snap := store.Snapshot()
 	sum := fp.sum
 	if stamps, ok := snap.Stamps(); ok {
 		sum = sumStamps(stamps)
 	}
-	_, err := x.apply(ctx, snap, sum)
+	_, err = x.apply(ctx, snap, sum)
 	return err
 }
 

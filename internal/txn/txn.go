@@ -87,11 +87,7 @@ func (f *Folder) NewStore() *index.Store {
 // Snapshot scans the folder without the lock, for a plan made outside a
 // transaction (a dry run, a background job's model call).
 func (f *Folder) Snapshot() (index.Snapshot, error) {
-	st := index.NewStore(f.opts.Dir)
-	if err := st.Scan(); err != nil {
-		return index.Snapshot{}, err
-	}
-	return st.Snapshot(), nil
+	return index.Scan(f.opts.Dir)
 }
 
 // Tx is one transaction. Only the goroutine that began it may use it.
