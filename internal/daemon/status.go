@@ -28,6 +28,7 @@ type Status struct {
 		MaxBytes   int       `json:"maxBytes"`
 		OverBudget bool      `json:"overBudget"`
 		RebuiltAt  time.Time `json:"rebuiltAt"`
+		Blocked    []string  `json:"blocked,omitempty"` // a person's MEMORY.<slug>.md where a project's index belongs (index.Written.Blocked)
 	} `json:"index"`
 
 	Git struct {
@@ -91,7 +92,7 @@ func (l *loop) updateIndexStatus(w index.Written, now time.Time) {
 		l.log.Warn("MEMORY.md is over its budget; compaction will try to shrink the store",
 			"lines", w.Lines, "bytes", w.Bytes, "max_lines", l.d.opts.Budget.Lines, "max_bytes", l.d.opts.Budget.Bytes)
 	}
-	s.OverBudget, s.Lines, s.Bytes = over, w.Lines, w.Bytes
+	s.OverBudget, s.Lines, s.Bytes, s.Blocked = over, w.Lines, w.Bytes, w.Blocked()
 	// One line when MEMORY.md changed; a rebuild that changes nothing (the
 	// periodic rescan of an idle folder) says nothing at info.
 	if w.Changed {
@@ -141,6 +142,7 @@ func (s *Status) Problems() []string {
 		p = append(p, fmt.Sprintf("MEMORY.md is over budget: %d lines, %d bytes (budget %d lines, %d bytes)",
 			s.Index.Lines, s.Index.Bytes, s.Index.MaxLines, s.Index.MaxBytes))
 	}
+	p = append(p, s.Index.Blocked...)
 	if s.Index.Conflicts > 0 {
 		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
 	}

@@ -106,10 +106,13 @@ func indexPattern(rel string) bool {
 	return ok && strings.HasSuffix(rest, ".md") && !strings.Contains(rest, "/")
 }
 
-// IsIndex reports whether rel is an index file memoryd generates: MEMORY.md,
-// or a project index MEMORY.<slug>.md with a valid slug (project.Valid).
-// Only such files are ever written or removed by WriteIndex; another
-// MEMORY.*.md (say "MEMORY.Notes.md") is reserved, committed, and left alone.
+// IsIndex reports whether rel is the name of an index file memoryd
+// generates: MEMORY.md, or a project index MEMORY.<slug>.md with a valid
+// slug (project.Valid). It looks at the name only. Only such names are ever
+// written or removed by WriteIndex, and a project index only when the file
+// there is one memoryd generated (GeneratedIndex): a person's
+// "MEMORY.notes.md" is left alone. Another MEMORY.*.md (say
+// "MEMORY.Notes.md") is reserved, committed, and left alone.
 func IsIndex(rel string) bool {
 	if rel == IndexFile {
 		return true

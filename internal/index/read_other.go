@@ -41,3 +41,12 @@ func readFile(name string, limit int64) ([]byte, statKey, error) {
 	}
 	return data[:n], key, nil
 }
+
+// readHead reads at most n bytes from the start of the regular file name.
+func readHead(name string, n int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return headOf(f, n)
+}

@@ -4,6 +4,7 @@ package index
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -61,4 +62,14 @@ func readFile(name string, limit int64) ([]byte, statKey, error) {
 		n += m
 	}
 	return data[:n], key, nil
+}
+
+// readHead reads at most n bytes from the start of the regular file name,
+// never through a symbolic link and never waiting on a FIFO.
+func readHead(name string, n int) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return headOf(f, n)
 }

@@ -488,7 +488,7 @@ func TestWriteIndexProjects(t *testing.T) {
 
 	// A stale index that appears (a pull, another writer) is removed once
 	// the Store hears of it; a deleted project index is written again.
-	write(t, dir, "MEMORY.pulled.md", "# Memory — pulled\n")
+	write(t, dir, "MEMORY.pulled.md", string(BuildIndex(Snapshot{}, "pulled", Budget{})))
 	if err := s.Refresh("MEMORY.pulled.md"); err != nil {
 		t.Fatal(err)
 	}
@@ -510,7 +510,7 @@ func TestWriteIndexProjects(t *testing.T) {
 	}
 
 	// A fresh Store finds stale indexes by scanning.
-	write(t, dir, "MEMORY.gone.md", "stale\n")
+	write(t, dir, "MEMORY.gone.md", "# Memory — gone\n\n"+indexComment+"\n- [Old](project-old.md)\n")
 	if _, err := NewStore(dir).Settle(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/protocol"
@@ -19,8 +20,9 @@ type Written struct {
 	Lines   int         // the most lines of any index file (a last line without a newline counts)
 	Bytes   int         // the most bytes of any index file
 	Omitted int         // memories the budget left out of their index, over all index files
-	Files   []IndexStat // every index file: MEMORY.md, then the project indexes by name
+	Files   []IndexStat // every index file written (or already up to date): MEMORY.md, then the project indexes by name
 	Paths   []string    // the index files written or removed, sorted: what to commit
+	Kept    []KeptFile  // project index names holding a file memoryd did not generate, left alone, sorted by File
 }
 
 // IndexStat describes one index file as WriteIndex left it.
@@ -32,11 +34,36 @@ type IndexStat struct {
 	Omitted int // memories the budget left out of it
 }
 
+// Blocked describes, one sentence each (KeptFile.String), the files in Kept
+// that stand where a project's index belongs, so that the index is not
+// written: what status reports as a problem. A person's file under a name no
+// project uses is not listed.
+func (w Written) Blocked() []string {
+	var out []string
+	for _, k := range w.Kept {
+		if k.Project != "" {
+			out = append(out, k.String())
+		}
+	}
+	return out
+}
+
 // WriteIndex builds every index file from the cache within the Store's
 // budget (BuildAll) and writes each one atomically, only when its bytes
 // differ from the file on disk. Then it removes the stale project indexes:
 // files named MEMORY.<slug>.md (IsIndex) whose project has no memory left,
-// as Scan and Refresh last saw the folder. Nothing else is ever removed.
+// as Scan and Refresh last saw the folder.
+//
+// MEMORY.md is always memoryd's. A project index is written or removed only
+// when its name is free or holds an index memoryd generated
+// (GeneratedIndex); any other file there — a person's MEMORY.notes.md, a
+// symbolic link, a folder, a file that cannot be read — is never replaced or
+// removed, and is listed in Written.Kept instead (checked again on every
+// call, so the list stays current). A project whose index name is taken that
+// way gets no index file (it is still listed in MEMORY.md). Only a file
+// created or changed in the moment between the check and the atomic write
+// or removal could be replaced. Nothing else is ever removed.
+//
 // On an error writing or removing one file the others are still written;
 // the first error is returned with what was done. See the note at the top
 // of file.go for who may call it.
@@ -45,6 +72,14 @@ func (s *Store) WriteIndex() (Written, error) {
 	var errs []error
 	keep := map[string]bool{}
 	for _, ix := range buildAll(s.Snapshot(), s.budget) {
+		if ix.file != IndexFile {
+			keep[ix.file] = true
+			if why := s.notOurs(ix.file); why != "" {
+				slug, _ := ProjectIndexSlug(ix.file)
+				w.Kept = append(w.Kept, KeptFile{File: ix.file, Reason: why, Project: slug})
+				continue
+			}
+		}
 		st := IndexStat{File: ix.file, Lines: countLines(ix.data), Bytes: len(ix.data), Omitted: ix.omitted}
 		changed, err := atomicfile.Write(s.dir, ix.file, ix.data, 0o644)
 		if err != nil {
@@ -52,9 +87,6 @@ func (s *Store) WriteIndex() (Written, error) {
 		}
 		st.Changed = changed
 		w.add(st)
-		if ix.file != IndexFile {
-			keep[ix.file] = true
-		}
 	}
 	stale := make([]string, 0, len(s.indexes))
 	for name, present := range s.indexes {
@@ -64,6 +96,11 @@ func (s *Store) WriteIndex() (Written, error) {
 	}
 	slices.Sort(stale)
 	for _, name := range stale {
+		if why := s.notOurs(name); why != "" {
+			w.Kept = append(w.Kept, KeptFile{File: name, Reason: why})
+			keep[name] = true // still there: checked again next time
+			continue
+		}
 		removed, err := s.removeIndex(name)
 		if err != nil {
 			errs = append(errs, err)
@@ -77,6 +114,7 @@ func (s *Store) WriteIndex() (Written, error) {
 	}
 	s.indexes = keep
 	slices.Sort(w.Paths)
+	slices.SortFunc(w.Kept, func(a, b KeptFile) int { return strings.Compare(a.File, b.File) })
 	if len(errs) > 0 {
 		return w, errs[0]
 	}
@@ -94,6 +132,7 @@ func (w *Written) add(st IndexStat) {
 }
 
 // removeIndex removes the stale project index name, unless it is a folder.
+// The caller has checked that it is memoryd's (notOurs).
 func (s *Store) removeIndex(name string) (removed bool, err error) {
 	fi, err := os.Lstat(s.abs(name))
 	switch {
@@ -114,7 +153,9 @@ func (s *Store) removeIndex(name string) (removed bool, err error) {
 // files, as every writer does before it commits: .gitattributes and
 // PROTOCOL.md are written when missing (a user's own copy is never
 // replaced), the whole folder is scanned, and the index files are written
-// when their bytes change (see WriteIndex).
+// when their bytes change (see WriteIndex). A MEMORY.<slug>.md that memoryd
+// did not generate is never replaced or removed: it is listed in
+// Written.Kept.
 func (s *Store) Settle() (Written, error) {
 	if _, err := WriteAttributes(s.dir); err != nil {
 		return Written{}, err
