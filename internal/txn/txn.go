@@ -224,7 +224,8 @@ func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error)
 	if r == nil {
 		return res, nil
 	}
-	ours := func(rel string) bool { return tx.touched[rel] || Generated(rel) }
+	dir := tx.f.opts.Dir
+	ours := func(rel string) bool { return tx.touched[rel] || Generated(dir, rel) }
 	c, err := r.CommitPending(ctx, ours, func([]string) string { return msg.String() })
 	res.Commit, res.Held = c.Hash, c.Held
 	if err != nil {
@@ -233,9 +234,11 @@ func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error)
 	return res, nil
 }
 
-// Generated reports whether rel is a file memoryd derives from the facts or
-// writes when missing (index.Store.Settle): the indexes, .gitattributes and
-// PROTOCOL.md. Every transaction commits them with its own files.
-func Generated(rel string) bool {
-	return index.IsIndex(rel) || rel == index.AttributesFile || rel == index.ProtocolFile
+// Generated reports whether rel, in the memory folder dir, is a file
+// memoryd derives from the facts or writes when missing
+// (index.Store.Settle): the indexes it generated (index.GeneratedFile; a
+// person's MEMORY.notes.md is not one), .gitattributes and PROTOCOL.md.
+// Every transaction commits them with its own files.
+func Generated(dir, rel string) bool {
+	return rel == index.AttributesFile || rel == index.ProtocolFile || index.GeneratedFile(dir, rel)
 }
