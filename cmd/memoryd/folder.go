@@ -13,7 +13,6 @@ import (
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/secrets"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/txn"
 )
@@ -100,18 +99,27 @@ func (f *folder) needRepo() (*gitstore.Repo, error) {
 }
 
 // secretScreen keeps a file that holds a secret out of every commit: the
-// last line of defence after the checks of extraction and the commands,
-// for what a person typed by hand.
+// last line of defence for hand-written files, which no quality gate saw.
+// The answer names the file, the line and how to let it in (see screen.go).
+//
+// Only what a person or a model wrote is screened. The files memoryd
+// generates — the indexes MEMORY.md and MEMORY.<slug>.md, PROTOCOL.md,
+// .gitattributes — are built from the facts and are never held on their
+// own: a false positive in an index would keep the index out of every
+// commit, and its uncommitted change would stop the user's next `git pull`.
+// An index is held only while it repeats the very secret of a fact the
+// screen holds (a secret in a hand-written description), and then for as
+// long as that fact is. A file that cannot be screened — too large, not a
+// regular file, unreadable — is held too: the screen fails closed.
 func secretScreen(dir string) func(rel string) string {
 	return func(rel string) string {
-		data, err := index.ReadPlain(dir, rel)
-		if err != nil {
+		switch {
+		case rel == index.ProtocolFile || rel == index.AttributesFile:
 			return ""
+		case index.IsIndex(rel):
+			return screenIndex(dir, rel)
 		}
-		if found := secrets.FindSecrets(string(data)); len(found) > 0 {
-			return fmt.Sprintf("%s:%d holds a secret (%s): not committed until it is removed", rel, found[0].Line, found[0].Kind)
-		}
-		return ""
+		return screenRead(dir, rel).reason(rel)
 	}
 }
 

@@ -134,19 +134,43 @@ func (d *doctor) budget(snap index.Snapshot) {
 	d.ok("index budget", "every fact is listed")
 }
 
-// secrets names every memory file that holds a secret: commits keep it
-// out until the secret is gone.
+// secrets names every file the next commit would keep out — a secret in
+// it, or a file the screen cannot read — exactly as the commit's screen
+// decides (gitstore.Repo.HeldFiles), with the line and how to let it in.
+// Without a repository nothing is committed; the memory files are still
+// scanned, so that a secret is found before the folder is put under git.
 func (d *doctor) secrets(snap index.Snapshot) {
+	const fix = "keep the secret in a password manager and write in the fact where to find it; if it was ever shared or pushed, rotate it. " +
+		"A false positive: put " + secrets.AllowMarker + " on its line and the file is committed"
+	if d.o.Repo != nil {
+		held, err := d.o.Repo.HeldFiles(index.Tracked)
+		if err != nil {
+			d.bad("secrets", "cannot list the files waiting to be committed: "+err.Error(), "")
+			return
+		}
+		for _, h := range held {
+			// The reason says how to let the file in; for a secret, doctor
+			// adds what to do with the secret.
+			f := ""
+			if strings.Contains(h.Reason, " secret") && !strings.Contains(h.Reason, "cannot be screened") {
+				f = fix
+			}
+			d.bad("secrets", h.Reason, f)
+		}
+		if len(held) == 0 {
+			d.ok("secrets", "no file is kept out of commits")
+		}
+		return
+	}
 	found := 0
 	for _, m := range snap.Memories {
 		data, err := index.ReadPlain(d.o.Dir, m.File)
 		if err != nil {
 			continue
 		}
-		if f := secrets.FindSecrets(string(data)); len(f) > 0 {
+		if f := secrets.ScreenFile(data); len(f) > 0 {
 			found++
-			d.bad("secrets", fmt.Sprintf("%s:%d holds a secret (%s); memoryd keeps the file out of every commit", m.File, f[0].Line, f[0].Kind),
-				"remove it from the file (keep it in a password manager, and write where to find it); if git history already has it, rotate it")
+			d.bad("secrets", fmt.Sprintf("%s:%d holds a secret (%s); memoryd would keep the file out of every commit", m.File, f[0].Line, f[0].Kind), fix)
 		}
 	}
 	if found == 0 {

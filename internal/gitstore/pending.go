@@ -3,10 +3,13 @@ package gitstore
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/secrets"
 )
 
 // CommitTimeout bounds one commit of memoryd's. A commit runs to its end
@@ -23,6 +26,9 @@ type Committed struct {
 	Hash  string
 	Paths []string // memory-folder paths handed to git
 	Held  []Held   // files Options.Screen kept out of the commit
+	// Redacted counts the secrets replaced by secrets.Redacted in the
+	// commit message (see CommitPaths).
+	Redacted int
 }
 
 // Held is a file kept out of a commit, and why.
@@ -53,10 +59,16 @@ func (r *Repo) CommitPending(ctx context.Context, tracked func(rel string) bool,
 // CommitPaths commits paths (relative to the memory folder) with msg, as
 // Commit does, detached from ctx's cancellation and bounded by
 // CommitTimeout; paths that already match HEAD give the zero Committed and
-// no error. msg is cleaned of NUL and other control characters (text from
-// a model may reach it): a NUL cannot even be passed to git.
+// no error. Every commit memoryd makes of its files goes through here.
+//
+// The files pass Options.Screen (see screenPaths); the message passes the
+// secret detector: a secret in it — a reason typed to `memoryd forget`, a
+// model's text — is replaced by secrets.Redacted, counted in
+// Committed.Redacted and logged (without the secret), and the commit goes
+// on. msg is also cleaned of NUL and other control characters (text from a
+// model may reach it): a NUL cannot even be passed to git.
 func (r *Repo) CommitPaths(ctx context.Context, msg string, paths []string) (Committed, error) {
-	msg = cleanMessage(msg)
+	msg, redacted := r.screenMessage(msg)
 	paths, held := r.screenPaths(paths)
 	if len(paths) == 0 {
 		return Committed{Held: held}, nil
@@ -70,7 +82,37 @@ func (r *Repo) CommitPaths(ctx context.Context, msg string, paths []string) (Com
 	if err != nil {
 		return Committed{Held: held}, err
 	}
-	return Committed{Hash: hash, Paths: paths, Held: held}, nil
+	return Committed{Hash: hash, Paths: paths, Held: held, Redacted: redacted}, nil
+}
+
+// screenMessage cleans a commit message (cleanMessage) and replaces the
+// secrets in it with secrets.Redacted, returning how many it replaced.
+func (r *Repo) screenMessage(msg string) (string, int) {
+	msg, n := secrets.Redact(cleanMessage(msg))
+	if n > 0 {
+		r.log.Warn("a secret in the commit message was replaced with "+secrets.Redacted, "secrets", n, "subject", firstLine(msg))
+	}
+	return msg, n
+}
+
+// HeldFiles returns the files that the next commit of the pending changes
+// (CommitPending with tracked) would keep out, and why: what `status` and
+// `doctor` report. Nothing is logged or committed.
+func (r *Repo) HeldFiles(tracked func(rel string) bool) ([]Held, error) {
+	if r.screen == nil {
+		return nil, nil
+	}
+	changes, err := r.Changes(tracked)
+	if err != nil {
+		return nil, err
+	}
+	var held []Held
+	for _, c := range changes {
+		if why := r.screenOne(c.Path); why != "" {
+			held = append(held, Held{Path: c.Path, Reason: why})
+		}
+	}
+	return held, nil
 }
 
 // screenPaths splits paths into those to commit and those Options.Screen
@@ -80,11 +122,9 @@ func (r *Repo) screenPaths(paths []string) (keep []string, held []Held) {
 		return paths, nil
 	}
 	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p))); err == nil {
-			if why := r.screen(p); why != "" {
-				held = append(held, Held{Path: p, Reason: why})
-				continue
-			}
+		if why := r.screenOne(p); why != "" {
+			held = append(held, Held{Path: p, Reason: why})
+			continue
 		}
 		keep = append(keep, p)
 	}
@@ -92,6 +132,16 @@ func (r *Repo) screenPaths(paths []string) (keep []string, held []Held) {
 		r.log.Warn("files kept out of the commit", "files", len(held), "first", held[0].Reason)
 	}
 	return keep, held
+}
+
+// screenOne asks Options.Screen about p, unless p is gone from disk (a
+// deletion commits nothing of the file). Any other Lstat error is the
+// screen's to judge: it fails closed.
+func (r *Repo) screenOne(p string) string {
+	if _, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(p))); errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return r.screen(p)
 }
 
 // cleanMessage drops what must not be in a commit message: invalid UTF-8,

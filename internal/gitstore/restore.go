@@ -41,6 +41,7 @@ func (r *Repo) Restore(ctx context.Context, commit, msg string) (string, error) 
 	if msg == "" {
 		msg = "memory: restore to " + full[:12]
 	}
+	msg, _ = r.screenMessage(msg) // as CommitPaths does
 	spec := r.rel
 	if spec == "" {
 		spec = "."

@@ -39,14 +39,15 @@ func isTokenByte(c byte) bool {
 }
 
 // randomLike reports a long token that looks machine-made: upper, lower and
-// digits and high character entropy. A token with slashes is a path unless
+// digits and high character entropy, and not a name made of words
+// (identifier). A token with slashes is a path unless
 // its letters and digits change kind often, as in base64 ("bPxRfiCY/K7M"),
 // not once a word, as in "src/UserProfile2Card/index": a path's kind
 // changes stay under 0.25 of its neighbouring pairs, random base64's are
 // near 0.6 (0.35 one time in a thousand).
 func randomLike(s string) bool {
 	k := kinds(s)
-	if !k.upper || !k.lower || !k.digit || entropy(s) < 4.2 {
+	if !k.upper || !k.lower || !k.digit || entropy(s) < 4.2 || identifier(s) {
 		return false
 	}
 	if !strings.Contains(s, "/") {
@@ -68,6 +69,83 @@ func randomLike(s string) bool {
 	}
 	return pairs > 0 && float64(changes)/float64(pairs) >= 0.3
 }
+
+// identifier reports a long name made of words, as people write them in
+// code and notes: "backoffWithJitterAndMaxElapsedTime2Seconds",
+// "XMLHttpRequestUploadProgressEventHandler2", "prod-Assets-Eu1-LogsBucket".
+// It splits s into words (at "_", "-", "/" and case changes: a capital and
+// the lower-case letters after it are one word) and asks how many pairs of
+// letters inside the words are common in English (commonPairs): at least 0.7
+// per letter. Digit runs and runs of capitals (acronyms: "XML", "AMD") count
+// for neither side, and may make up at most 40% of s; base64 with "+" or "="
+// is never a name. Of a million random 32-character tokens (base62, or
+// base62 with "_" and "-") that randomLike takes, this lets 4 or fewer go;
+// of 40 characters or more, 1 or none.
+func identifier(s string) bool {
+	if strings.ContainsAny(s, "+=") {
+		return false
+	}
+	letters, neutral, common := 0, 0, 0
+	for i := 0; i < len(s); {
+		k := kindOf(s[i])
+		j := i + 1
+		switch k {
+		case 0:
+			i++
+			continue
+		case 2: // a capital: a run of them is an acronym, one is a word's start
+			for j < len(s) && kindOf(s[j]) == 2 {
+				j++
+			}
+			if j-i > 1 {
+				if j < len(s) && kindOf(s[j]) == 1 {
+					j-- // the last capital starts the next word: "XMLHttp"
+				}
+				neutral += j - i
+				i = j
+				continue
+			}
+			fallthrough
+		case 1:
+			for j < len(s) && kindOf(s[j]) == 1 {
+				j++
+			}
+			for x := i + 1; x < j; x++ {
+				if commonPairs[pairIndex(s[x-1], s[x])] {
+					common++
+				}
+			}
+			letters += j - i
+		case 3:
+			for j < len(s) && kindOf(s[j]) == 3 {
+				j++
+			}
+			neutral += j - i
+		}
+		i = j
+	}
+	return letters > 0 && neutral*5 <= (letters+neutral)*2 && common*10 >= letters*7
+}
+
+// commonPairs are the letter pairs (case folded) of 99% of the pairs in
+// English prose (counted over the Go source tree's comments): 294 of 676.
+var commonPairs = func() (set [26 * 26]bool) {
+	for p := range strings.FieldsSeq(`ab ac ad af ag ai ak al am an ap ar as at au av ay ba be bi bj bl bo br bs bu by
+		ca cc ce ch ci ck cl co cr cs ct cu cy da dd de di dl do dr ds du dy ea eb ec ed ee ef eg eh ei el em en ep
+		eq er es et eu ev ew ex ey fa fe ff fi fl fo fr fs ft fu fy ga ge gh gi gl gn go gr gs gt gu ha he hi ho hr
+		ht hu ia ib ic id ie if ig ik il im in io ip ir is it iv ix iz je ju ka ke ki kn ks la ld le lf li ll lo lr
+		ls lt lu lw ly ma mb md me mi mm mo mp ms mu na nc nd ne nf ng ni nk nl nm nn no np ns nt nu nv ny oa ob oc
+		od oe of og oi ok ol om on oo op or os ot ou ov ow pa pe ph pi pl po pp pr ps pt pu py qu ra rc rd re rf
+		rg ri rk rl rm rn ro rr rs rt ru rv rw ry sa sc se sh si sk sl sm sn so sp sr ss st su sy ta tc te th ti tl
+		tm to tp tr ts tt tu tw ty ua ub uc ud ue uf ug ui ul um un up ur us ut ux va ve vi vo wa we wh wi wn wo wr
+		ws xa xe xi xp xt ye yi yl ym yn yp yr ys yt ze`) {
+		set[pairIndex(p[0], p[1])] = true
+	}
+	return set
+}()
+
+// pairIndex numbers the pair of ASCII letters a, b, in either case.
+func pairIndex(a, b byte) int { return int(a|0x20-'a')*26 + int(b|0x20-'a') }
 
 // kindOf is 1 for a lower-case letter, 2 upper-case, 3 a digit, 0 anything else.
 func kindOf(c byte) int {

@@ -288,6 +288,9 @@ func vetPassword(s string, m []int, lo, hi int) (int, int, bool) {
 	if aboutSecret.MatchString(s[m[2]:m[3]]) {
 		return lo, hi, false
 	}
+	if v[0] != '"' && v[0] != '\'' && !strings.Contains(sep, "=") && pointsToStore(s, lo, hi) {
+		return lo, hi, false
+	}
 	if v[0] != '"' && v[0] != '\'' && !strings.Contains(sep, "=") {
 		end, words := passphrase(s, lo)
 		if words >= 3 || words == 2 && strings.Contains(sep, ":") {
@@ -296,6 +299,33 @@ func vetPassword(s string, m []int, lo, hi int) (int, int, bool) {
 	}
 	return lo, hi, passwordLike(sep, v)
 }
+
+// pointsToStore reports a password hint that says where the password is
+// kept rather than what it is — the advice memoryd gives: "password: see the
+// 1Password item Prod DB", "password: ask Ana", "password: stored in the
+// vault", "password: op://Prod/db/password" (a 1Password reference). The
+// value s[lo:hi] is a password manager's name or reference, or a pointerWord
+// with more words after it on the line ("password: see" alone is still a
+// password).
+func pointsToStore(s string, lo, hi int) bool {
+	v := strings.ToLower(strings.TrimRight(s[lo:hi], ".,;:!?)"))
+	if passwordStores[v] || strings.HasPrefix(v, "op://") {
+		return true
+	}
+	if !pointerWords[v] {
+		return false
+	}
+	rest := strings.TrimLeft(s[hi:], " \t")
+	return len(rest) < len(s[hi:]) && rest != "" && kindOf(rest[0]) != 0
+}
+
+// passwordStores are password managers, named where a password would be.
+var passwordStores = wordList("1password bitwarden lastpass keepass keepassxc keepassx dashlane keychain gopass nordpass enpass proton-pass")
+
+// pointerWords start a hint about where a password is: "see the …", "ask
+// …", "in the vault", "stored in …".
+var pointerWords = wordList(`see ask check look use get fetch find read copy retrieve query open search request consult
+	stored kept saved managed held lives sits in on at from via vault same shared rotated generated provided given sent`)
 
 // passwordLike vets a single password value: after ":" or "=" anything that
 // is not a placeholder, a setting or a path; after "is"/"was" (prose) only
