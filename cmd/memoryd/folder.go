@@ -116,7 +116,9 @@ func secretScreen(dir string) func(rel string) string {
 		switch {
 		case rel == index.ProtocolFile || rel == index.AttributesFile:
 			return ""
-		case index.IsIndex(rel):
+		case index.GeneratedFile(dir, rel):
+			// An index memoryd generated, not a person's MEMORY.notes.md,
+			// which is screened like any file they wrote.
 			return screenIndex(dir, rel)
 		}
 		return screenRead(dir, rel).reason(rel)

@@ -182,3 +182,21 @@ func TestUndoSkipsHandEdits(t *testing.T) {
 		t.Fatalf("history:\n%s", out)
 	}
 }
+
+// TestPersonsIndexNameIsScreened: a person's own MEMORY.notes.md is theirs,
+// not a generated index: a secret in it keeps it out of every commit, as
+// in any file they wrote.
+func TestPersonsIndexNameIsScreened(t *testing.T) {
+	w := newWorld(t)
+	w.write("MEMORY.notes.md", "# my notes\n\ndeploy token "+screenToken+"\n")
+	p := w.startDaemon()
+	defer p.stop(t)
+	w.write("user-a.md", memoryFile("user", "a", "Fact a", "A."))
+	waitFor(t, "the fact committed", func() bool { return w.show("memory/user-a.md") != "" })
+	if got := w.show("memory/MEMORY.notes.md"); got != "" {
+		t.Fatalf("a person's file with a secret was committed:\n%s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.mem, "MEMORY.notes.md")); !strings.Contains(string(data), "my notes") {
+		t.Fatal("the person's file is gone")
+	}
+}
