@@ -24,6 +24,7 @@ type Config struct {
 	Extract   Extract `yaml:"extract"`
 	Compact   Compact `yaml:"compact"`
 	LLM       LLM     `yaml:"llm"`
+	Recall    Recall  `yaml:"recall"`
 	LogLevel  string  `yaml:"log_level"` // MEMORY_LOG_LEVEL: debug, info, warn, error
 
 	origins   map[string]Origin // key → where its value came from; absent means default
@@ -97,6 +98,17 @@ type LLM struct {
 	DailyTokens int `yaml:"daily_tokens"`
 }
 
+// Recall configures `memoryd recall`, the per-prompt hook that adds the few
+// facts relevant to a prompt to an agent's context.
+type Recall struct {
+	// MaxBytes bounds what one prompt gets, preface included; 0 turns
+	// recall off. MEMORY_RECALL_MAX_BYTES.
+	MaxBytes int `yaml:"max_bytes"`
+	// Timeout bounds one recall: past it, the prompt goes on without
+	// memory. MEMORY_RECALL_TIMEOUT_MS.
+	Timeout Duration `yaml:"timeout"`
+}
+
 // MinPoll is the shortest compaction poll interval; smaller values are raised
 // to it, as the design says ("never below 60 s").
 const MinPoll = 60 * time.Second
@@ -129,6 +141,7 @@ func Default() Config {
 			Budget:     60000,
 		},
 		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
+		Recall:   Recall{MaxBytes: 1500, Timeout: Duration(2 * time.Second)},
 		LogLevel: "info",
 	}
 }
@@ -255,6 +268,8 @@ func (c *Config) Validate() error {
 	}
 	positive("llm.timeout", c.LLM.Timeout)
 	atLeast("llm.daily_tokens", c.LLM.DailyTokens, 0, " (0 means no limit)")
+	atLeast("recall.max_bytes", c.Recall.MaxBytes, 0, " (0 turns recall off)")
+	positive("recall.timeout", c.Recall.Timeout)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -48,6 +48,8 @@ var fields = []field{
 	{key: "llm.api_key", env: "MEMORY_LLM_API_KEY", secret: true, ptr: func(c *Config) any { return &c.LLM.APIKey }},
 	{key: "llm.timeout", env: "MEMORY_LLM_TIMEOUT_MS", ptr: func(c *Config) any { return &c.LLM.Timeout }},
 	{key: "llm.daily_tokens", env: "MEMORY_LLM_DAILY_TOKENS", ptr: func(c *Config) any { return &c.LLM.DailyTokens }},
+	{key: "recall.max_bytes", env: "MEMORY_RECALL_MAX_BYTES", ptr: func(c *Config) any { return &c.Recall.MaxBytes }},
+	{key: "recall.timeout", env: "MEMORY_RECALL_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Recall.Timeout }},
 	{key: "log_level", env: "MEMORY_LOG_LEVEL", ptr: func(c *Config) any { return &c.LogLevel }},
 }
 
