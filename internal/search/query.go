@@ -3,50 +3,67 @@ package search
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/memoryd/memoryd/internal/state"
 )
 
 // ErrNoWords is returned by Search for a query without a word to look for:
-// empty, blank, or only punctuation.
+// empty, blank, or only punctuation. A query of stop words alone ("what
+// do I") has words, and finds nothing.
 var ErrNoWords = errors.New("search: no words to search for")
 
 // Limits on a query and its answer.
 const (
-	DefaultLimit = 10   // hits when Query.Limit is 0 or less
-	MaxLimit     = 1000 // hits at most, whatever Query.Limit says
-	maxWords     = 32   // words of a query used; the rest are ignored
-	maxWordBytes = 128  // bytes of a word used
-	snippetBytes = 200  // bytes of a snippet at most, "…" included
+	DefaultLimit  = 10       // hits when Query.Limit is 0 or less
+	MaxLimit      = 1000     // hits at most, whatever Query.Limit says
+	maxWords      = 32       // terms of a query used; the rest are ignored
+	maxQueryBytes = 64 << 10 // bytes of a query read; the rest is ignored
+	snippetBytes  = 200      // bytes of a snippet at most, "…" included
+	maxPrefixes   = 64       // terms the last word stands for as a prefix
 )
 
-// Ranking. bm25 weighs a match in each column of fact_text by these (name,
-// title, description, body), so a fact named or described by the words
-// ranks above one that mentions them in passing. A fact's score is then
-// multiplied by its scope's boost: a fact of the current project ranks
-// above an equally good global one, and a global one above one of another
-// project, while a much better match still wins across scopes.
+// Ranking: BM25F. Each query word scores a fact by the counts of the
+// word's forms in each field, weighted by fieldWeights and normalised by
+// the field's length against the average (fieldB), saturated by k1 and
+// multiplied by the word's idf; a fact's text score is the sum over the
+// query's words. A form with the word's stem but not the word itself
+// ("translation" for "translations") counts stemFactor of an occurrence, so
+// the exact form ranks first; a synonym's forms count synonymWeight of the
+// word's score, and a word scores a fact by the best of itself and its
+// synonyms. The text score is multiplied by the scope's boost: a fact of the
+// current project ranks above an equally good global one, and a global one
+// above one of another project, while a much better match still wins across
+// scopes. Pinned, then newer, facts win ties.
 const (
-	bm25Weights    = "10.0, 8.0, 6.0, 1.0"
+	k1             = 1.2
+	stemFactor     = 0.75
+	prefixWeight   = 0.5
 	boostProject   = 1.5
 	boostGlobal    = 1.0
 	boostElsewhere = 0.75
 )
 
+var (
+	fieldWeights = [numFields]float64{3, 3, 2, 1}
+	fieldB       = [numFields]float64{0.5, 0.5, 0.5, 0.75}
+)
+
 // Query is a search.
 type Query struct {
-	// Words is what a user or a model typed. Every word must match (after
-	// stemming: "indenting" finds "indent"), the last one also as a
-	// prefix when whole words find too few facts; when no fact matches
-	// them all, facts matching any of them are returned. Quotes, operators
-	// and punctuation are plain text here: "a-b" is the phrase "a b", and
-	// AND, OR, NOT, NEAR, *, ^ and : mean nothing.
+	// Words is what a user or a model typed: keywords or a question.
+	// Stop words and question words are dropped; the other words are
+	// matched in any form with the same stem, by their synonyms, and
+	// identifiers and paths whole and by parts. No word is required: the
+	// facts are ranked by how well they match all of them. The last word
+	// also matches as a prefix when the words find fewer facts than
+	// Limit. Quotes, operators and punctuation mean nothing.
 	Words string
 	// Project is the current project's slug ("" outside a project). Its
 	// facts rank first; with All false they and the global facts are all
@@ -59,31 +76,51 @@ type Query struct {
 	// Limit is the most hits returned: DefaultLimit when 0 or less, at
 	// most MaxLimit.
 	Limit int
+	// Explain sets each Hit's Explain.
+	Explain bool
 }
 
 // Hit is one fact found, best first.
 // Its JSON keys are those of `memoryd list --json`.
 type Hit struct {
-	File        string  `json:"file"`              // relative to the memory folder
-	Name        string  `json:"name"`              // frontmatter name, or derived from File
-	Title       string  `json:"title,omitempty"`   // frontmatter title, "" when it has none
-	Description string  `json:"description"`       // frontmatter description
-	Type        string  `json:"type"`              // metadata.type, lower-cased; "" when missing
-	Project     string  `json:"project,omitempty"` // the fact's project (index.Memory.Scope), "" for a global fact
-	Snippet     string  `json:"snippet"`           // words of the body around the best match (its start when none is there), one line
-	Score       float64 `json:"score"`             // higher is better; only comparable within one search
+	File        string       `json:"file"`              // relative to the memory folder
+	Name        string       `json:"name"`              // frontmatter name, or derived from File
+	Title       string       `json:"title,omitempty"`   // frontmatter title, "" when it has none
+	Description string       `json:"description"`       // frontmatter description
+	Type        string       `json:"type"`              // metadata.type, lower-cased; "" when missing
+	Project     string       `json:"project,omitempty"` // the fact's project (index.Memory.Scope), "" for a global fact
+	Snippet     string       `json:"snippet"`           // words of the body around the best match (its start when none is there), one line
+	Score       float64      `json:"score"`             // higher is better; only comparable within one search
+	Explain     *Explanation `json:"explain,omitempty"` // why it ranked there, with Query.Explain
 }
 
-// Search returns the facts that best match q, best first. An index without
-// a fingerprint — never built, just replaced, or marked stale by Sync — is
-// built from the files first; otherwise Search answers from the index as it
-// is: the daemon keeps its own index in sync; a command or the MCP server
-// calls FreshSearch.
-// An empty query is ErrNoWords; no hits is not an error.
+// Explanation is why a fact ranked where it did: Score = Text × Boost.
+type Explanation struct {
+	Terms   []TermScore `json:"terms"`             // the query's words that matched, best first
+	Text    float64     `json:"text"`              // the sum of the terms' scores
+	Boost   float64     `json:"boost"`             // the scope's factor: current project, global, another project
+	Pinned  bool        `json:"pinned,omitempty"`  // breaks ties first
+	Updated string      `json:"updated,omitempty"` // metadata.updated, breaks ties next
+	Prefix  bool        `json:"prefix,omitempty"`  // found only by the last word as a prefix, ranked after the rest
+}
+
+// TermScore is what one word of a query adds to a fact's score.
+type TermScore struct {
+	Word   string   `json:"word"`   // the query's word, folded
+	Match  string   `json:"match"`  // "exact", "stem", "synonym" or "prefix"
+	Forms  []string `json:"forms"`  // the fact's words that matched it
+	Fields string   `json:"fields"` // where they are: name, title, description, body, ×count
+	IDF    float64  `json:"idf"`    // how rare the word (with its forms) is
+	Score  float64  `json:"score"`  // its part of Text
+}
+
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
-	words := queryWords(q.Words)
-	if len(words) == 0 {
+	p := parseQuery(q.Words)
+	if !p.any {
 		return nil, ErrNoWords
+	}
+	if len(p.words) == 0 {
+		return nil, nil // stop words alone
 	}
 	var hits []Hit
 	err := x.do(ctx, func() error {
@@ -97,7 +134,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 		var err error
-		hits, err = x.find(ctx, q, words)
+		hits, err = x.find(ctx, q, p)
 		return err
 	})
 	if err != nil {
@@ -115,8 +152,10 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // cores it made the whole slower, the stat-ing threads and the query
 // slowing each other down.
 func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
-	if len(queryWords(q.Words)) == 0 {
+	if p := parseQuery(q.Words); !p.any {
 		return nil, ErrNoWords
+	} else if len(p.words) == 0 {
+		return nil, nil
 	}
 	if !state.Held(x.stateDir, state.DaemonLock) {
 		if err := x.Fresh(ctx); err != nil {
@@ -137,234 +176,518 @@ func Find(ctx context.Context, stateDir, memoryDir string, q Query) ([]Hit, erro
 	return x.FreshSearch(ctx, q)
 }
 
-// find tries the FTS5 expressions of words in turn until it has q's limit
-// of hits: every word as typed, then with the last one as a prefix (a whole
-// word found ranks above a word it begins), and only when no fact has them
-// all, any of the words in the same two ways. Each expression adds the facts
-// the ones before it did not find.
-func (x *Index) find(ctx context.Context, q Query, words []string) ([]Hit, error) {
+// parsed is a query as searched.
+type parsed struct {
+	words []string // its terms, each once, at most maxWords
+	last  string   // its last word (a part, not a chunk whole), for the prefix search
+	any   bool     // it has a word at all, stop words included
+}
+
+// parseQuery cuts what someone typed into terms as text.go cuts a fact.
+func parseQuery(s string) parsed {
+	s = strings.ToValidUTF8(cut(s, maxQueryBytes), " ")
+	p := parsed{any: strings.IndexFunc(s, isWordRune) >= 0}
+	seen := make(map[string]bool)
+	terms(s, func(t term) bool {
+		if !t.whole {
+			p.last = t.text
+		}
+		if !seen[t.text] {
+			seen[t.text] = true
+			p.words = append(p.words, t.text)
+		}
+		return len(p.words) < maxWords
+	})
+	return p
+}
+
+// view is what searches read from the index while no other connection
+// commits (PRAGMA data_version stays the same) and this one does not
+// either (apply drops it): the doc table, and the postings read so far.
+type view struct {
+	version  int64
+	docs     *docTable
+	stems    map[string][]*formList // by stem
+	postings int                    // postings held in stems
+}
+
+// maxViewPostings bounds the postings a view keeps: past it, it forgets
+// them all and reads again what the next searches need.
+const maxViewPostings = 4 << 20
+
+// formList is a term's postings, decoded.
+type formList struct {
+	form string
+	ids  []int32
+	tfs  []tfs
+}
+
+// find returns the true top of the facts q's words match, best first: every
+// fact with any of the words is scored.
+func (x *Index) find(ctx context.Context, q Query, p parsed) ([]Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	var hits []Hit
-	for _, join := range []string{" ", " OR "} {
-		if join == " OR " && (len(hits) > 0 || len(words) == 1) {
-			break
-		}
-		for _, prefix := range []bool{false, true} {
-			if len(hits) >= limit {
-				return hits, nil
-			}
-			more, err := x.ranked(ctx, q, matchExpr(words, join, prefix), limit-len(hits), hits)
-			if err != nil {
-				return nil, err
-			}
-			hits = append(hits, more...)
-		}
-	}
-	return hits, nil
-}
-
-// rankWindow is the most matches of one expression a search ranks. bm25
-// costs SQLite a few microseconds a fact, so ranking a word every fact has
-// would take 30 ms at 10,000 facts. Past rankWindow matches, a search ranks
-// the newest rankWindow that have the words in their name, title or
-// description, then the newest rankWindow of all: a word that common tells
-// little about which fact is meant (bm25 gives it almost no weight), while
-// where it stands tells more. "Newest" is the order facts were last
-// indexed in, which apply keeps to the order of metadata.updated.
-const rankWindow = 200
-
-// candidate is a fact matched by an expression, before its text is read.
-type candidate struct {
-	id                          int64
-	file, typ, project, updated string
-	score                       float64 // bm25 × boost: lower is better
-}
-
-// ranked returns up to n facts matching match, best first, leaving out the
-// files of skip, with their text and snippets.
-func (x *Index) ranked(ctx context.Context, q Query, match string, n int, skip []Hit) ([]Hit, error) {
-	best, full, err := x.window(ctx, q, match, false, n+len(skip))
+	conn, err := x.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	best = byScore(best)
-	if full {
-		head, _, err := x.window(ctx, q, match, true, n+len(skip))
+	defer conn.Close()
+	// One read transaction: the postings, the doc table and the facts'
+	// rows are of one version of the index.
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+	v, err := x.readView(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	s := newScorer(v.docs)
+	for _, w := range p.words {
+		var alts []*alt
+		st := stem(w)
+		lists, err := x.stemLists(ctx, conn, v, st)
 		if err != nil {
 			return nil, err
 		}
-		best = append(byScore(head), best...)
-	}
-	seen := make(map[string]bool, len(skip)+n)
-	for _, h := range skip {
-		seen[h.File] = true
-	}
-	var hits []Hit
-	for _, c := range best {
-		if len(hits) == n {
-			break
+		alts = append(alts, &alt{word: w, stem: st, exact: w, weight: 1, lists: lists})
+		for _, syn := range synonyms[st] {
+			lists, err := x.stemLists(ctx, conn, v, syn)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
 		}
-		if seen[c.file] {
-			continue
-		}
-		seen[c.file] = true
-		h, err := x.hit(ctx, match, c)
+		s.scoreWord(alts)
+	}
+	f := newFilter(q)
+	top := s.top(f, limit, nil)
+	if len(top) < limit && len(p.last) >= 2 {
+		lists, err := prefixLists(ctx, conn, p.last)
 		if err != nil {
 			return nil, err
 		}
-		// A fact ranked later never shows a better score than one above it.
-		if len(hits) > 0 {
-			h.Score = min(h.Score, hits[len(hits)-1].Score)
+		if len(lists) > 0 {
+			seen := make(map[int32]bool, len(top))
+			for _, c := range top {
+				seen[c.id] = true
+			}
+			ps := newScorer(v.docs)
+			ps.scoreWord([]*alt{{word: p.last, weight: prefixWeight, kind: "prefix", lists: lists}})
+			more := ps.top(f, limit-len(top), seen)
+			for i := range more {
+				more[i].prefix = true
+			}
+			top = append(top, more...)
+			s.words = append(s.words, ps.words...)
+		}
+	}
+	hits := make([]Hit, 0, len(top))
+	for _, c := range top {
+		h, err := x.hit(ctx, conn, s, c, q.Explain)
+		if err != nil {
+			return nil, err
 		}
 		hits = append(hits, h)
 	}
 	return hits, nil
 }
 
-// windowSQL is the newest rankWindow+1 facts matching an expression in
-// table (fact_text, or fact_head for the words in a fact's name, title or
-// description), with their scores: bm25 weighted by column, times the
-// fact's scope boost.
-func windowSQL(table string) string {
-	weights := bm25Weights
-	if table == "fact_head" {
-		weights = bm25Weights[:strings.LastIndex(bm25Weights, ",")]
+// readView returns the view of the index for a search on conn, reading
+// the doc table again when another connection committed.
+func (x *Index) readView(ctx context.Context, conn *sql.Conn) (*view, error) {
+	var version int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+		return nil, err
 	}
-	return `
-SELECT f.id, f.file, f.type, f.project, f.updated,
-	bm25(` + table + `, ` + weights + `) * (CASE
-		WHEN f.project = ?1 THEN ` + boostSQL(boostProject) + `
-		WHEN f.project = '' THEN ` + boostSQL(boostGlobal) + `
-		ELSE ` + boostSQL(boostElsewhere) + ` END)
-FROM ` + table + ` JOIN fact f ON f.id = ` + table + `.rowid
-WHERE ` + table + ` MATCH ?2 AND (?3 OR f.project = '' OR f.project = ?1) AND (?4 = '' OR f.type = ?4)
-ORDER BY ` + table + `.rowid DESC
-LIMIT ?5`
-}
-
-var textWindowSQL, headWindowSQL = windowSQL("fact_text"), windowSQL("fact_head")
-
-func boostSQL(f float64) string { return fmt.Sprint(f) }
-
-// window returns the newest rankWindow facts matching match (in their
-// name, title or description alone when head is set) within q's scope and
-// type, and whether more match. With a type, it looks at the newest
-// matches of any type first and keeps that type's: when they are need or
-// more, no older match's type is checked (a join, each); when fewer, it
-// asks for the newest of that type alone.
-func (x *Index) window(ctx context.Context, q Query, match string, head bool, need int) ([]candidate, bool, error) {
-	typ := strings.ToLower(strings.TrimSpace(q.Type))
-	if typ != "" {
-		all, full, err := x.newest(ctx, q, match, head, "")
-		if err != nil {
-			return nil, false, err
-		}
-		kept := slices.DeleteFunc(all, func(c candidate) bool { return c.typ != typ })
-		if !full || len(kept) >= need {
-			return kept, full, nil
-		}
+	if v := x.view; v != nil && v.version == version && v.postings < maxViewPostings {
+		return v, nil
 	}
-	return x.newest(ctx, q, match, head, typ)
-}
-
-// newest is window for a type ("" for any), from SQL.
-func (x *Index) newest(ctx context.Context, q Query, match string, head bool, typ string) ([]candidate, bool, error) {
-	query := textWindowSQL
-	if head {
-		query = headWindowSQL
+	x.view = nil
+	var b []byte
+	if err := conn.QueryRowContext(ctx, `SELECT data FROM blob WHERE key = 'docs'`).Scan(&b); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
 	}
-	rows, err := x.db.QueryContext(ctx, query, strings.TrimSpace(q.Project), match, q.All, typ, rankWindow+1)
+	docs, err := decodeDocTable(b)
 	if err != nil {
-		return nil, false, err
+		return nil, err
+	}
+	x.view = &view{version: version, docs: docs, stems: make(map[string][]*formList)}
+	return x.view, nil
+}
+
+// stemLists returns the postings of every term with stem st.
+func (x *Index) stemLists(ctx context.Context, conn *sql.Conn, v *view, st string) ([]*formList, error) {
+	if lists, ok := v.stems[st]; ok {
+		return lists, nil
+	}
+	lists, err := readLists(ctx, conn, `SELECT form, postings FROM term WHERE stem = ?`, st)
+	if err != nil {
+		return nil, err
+	}
+	v.stems[st] = lists
+	for _, l := range lists {
+		v.postings += len(l.ids)
+	}
+	return lists, nil
+}
+
+// prefixLists returns the postings of the terms that begin with prefix
+// (maxPrefixes of them at most, the shortest first), prefix itself left
+// out: a whole word has been searched already.
+func prefixLists(ctx context.Context, conn *sql.Conn, prefix string) ([]*formList, error) {
+	return readLists(ctx, conn, `SELECT form, postings FROM term WHERE form > ?1 AND form < ?1 || char(1114111)
+		ORDER BY length(form), form LIMIT ?2`, prefix, maxPrefixes)
+}
+
+func readLists(ctx context.Context, conn *sql.Conn, query string, args ...any) ([]*formList, error) {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
-	var out []candidate
+	var out []*formList
 	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.id, &c.file, &c.typ, &c.project, &c.updated, &c.score); err != nil {
-			return nil, false, err
+		var l formList
+		var b []byte
+		if err := rows.Scan(&l.form, &b); err != nil {
+			return nil, err
 		}
-		out = append(out, c)
+		if err := decodePostings(b, func(id int64, tf *tfs) {
+			l.ids = append(l.ids, int32(id))
+			l.tfs = append(l.tfs, *tf)
+		}); err != nil {
+			return nil, err
+		}
+		out = append(out, &l)
 	}
-	if len(out) > rankWindow {
-		return out[:rankWindow], true, rows.Err()
-	}
-	return out, false, rows.Err()
+	return out, rows.Err()
 }
 
-// byScore sorts cs best first: by score, then the newer, then by file.
-func byScore(cs []candidate) []candidate {
-	slices.SortFunc(cs, func(a, b candidate) int {
-		return cmp.Or(cmp.Compare(a.score, b.score), -strings.Compare(a.updated, b.updated), strings.Compare(a.file, b.file))
-	})
-	return cs
+// alt is one way a query word matches: its own stem (exact form first),
+// a synonym's, or as a prefix.
+type alt struct {
+	word, stem, exact string
+	weight            float64
+	kind              string // "" for the word itself, "synonym", "prefix"
+	lists             []*formList
+	idf               float64 // set by scoreWord
 }
 
-// hitSQL reads a fact's text and makes its snippet: snippet() reads and
-// tokenizes a body, so it is made for the facts shown alone.
-const hitSQL = `SELECT name, title, description, snippet(fact_text, 3, '', '', '…', 16)
-FROM fact_text WHERE fact_text MATCH ?1 AND rowid = ?2`
-
-func (x *Index) hit(ctx context.Context, match string, c candidate) (Hit, error) {
-	h := Hit{File: c.file, Type: c.typ, Project: c.project, Score: -c.score}
-	err := x.db.QueryRowContext(ctx, hitSQL, match, c.id).Scan(&h.Name, &h.Title, &h.Description, &h.Snippet)
-	h.Snippet = oneLine(h.Snippet, snippetBytes)
-	return h, err
+// scorer adds up the scores of the facts of one search.
+type scorer struct {
+	docs    *docTable
+	total   []float64 // text score by id
+	touched []int32   // ids with a score
+	word    []float64 // the score of the word being scored, by id
+	wordHit []int32
+	acc     [][numFields]float64 // weighted counts of the alternative being scored
+	accHit  []int32
+	words   [][]*alt // every word's alternatives, for Explain
 }
 
-// queryWords turns what someone typed into FTS5 strings that cannot be a
-// syntax error. Each word (separated by white space or control characters)
-// keeps only its runs of letters and digits, which become one quoted FTS5
-// string — a phrase: "prefers-tabs" is "prefers tabs". Quotes, operators,
-// column filters and every other piece of FTS5 syntax are thereby plain
-// separators. A query is cut to maxWords words of at most maxWordBytes.
-func queryWords(words string) []string {
-	var quoted []string
-	for _, w := range strings.FieldsFunc(strings.ToValidUTF8(words, " "), func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r)
-	}) {
-		phrase := strings.Join(strings.FieldsFunc(w, func(r rune) bool { return !isWordRune(r) }), " ")
-		if phrase == "" {
+func newScorer(docs *docTable) *scorer {
+	n := len(docs.docs)
+	return &scorer{docs: docs, total: make([]float64, n), word: make([]float64, n), acc: make([][numFields]float64, n)}
+}
+
+// idf is BM25's inverse document frequency of a term df facts have.
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// saturate is BM25F's term score but for idf, from the field-weighted,
+// length-normalised counts of a fact.
+func (s *scorer) saturate(id int32, acc *[numFields]float64) float64 {
+	d := &s.docs.docs[id]
+	tf := 0.0
+	for f, n := range acc {
+		if n == 0 {
 			continue
 		}
-		quoted = append(quoted, `"`+cut(phrase, maxWordBytes)+`"`)
-		if len(quoted) == maxWords {
-			break
+		norm := 1.0
+		if avg := s.docs.avg[f]; avg > 0 {
+			norm = 1 - fieldB[f] + fieldB[f]*float64(d.lens[f])/avg
+		}
+		tf += fieldWeights[f] * n / norm
+	}
+	return tf * (k1 + 1) / (k1 + tf)
+}
+
+// scoreWord adds one query word's score to every fact it matches: the best
+// of its alternatives.
+func (s *scorer) scoreWord(alts []*alt) {
+	s.words = append(s.words, alts)
+	for _, a := range alts {
+		for _, l := range a.lists {
+			factor := 1.0
+			if a.kind == "" && l.form != a.exact {
+				factor = stemFactor
+			}
+			for i, id := range l.ids {
+				if int(id) >= len(s.docs.docs) || !s.docs.docs[id].present {
+					continue
+				}
+				acc := &s.acc[id]
+				if *acc == ([numFields]float64{}) {
+					s.accHit = append(s.accHit, id)
+				}
+				for f, n := range l.tfs[i] {
+					acc[f] += float64(n) * factor
+				}
+			}
+		}
+		a.idf = idf(s.docs.count, len(s.accHit))
+		for _, id := range s.accHit {
+			sc := a.weight * a.idf * s.saturate(id, &s.acc[id])
+			if s.word[id] == 0 {
+				s.wordHit = append(s.wordHit, id)
+			}
+			s.word[id] = max(s.word[id], sc)
+			s.acc[id] = [numFields]float64{}
+		}
+		s.accHit = s.accHit[:0]
+	}
+	for _, id := range s.wordHit {
+		if s.total[id] == 0 {
+			s.touched = append(s.touched, id)
+		}
+		s.total[id] += s.word[id]
+		s.word[id] = 0
+	}
+	s.wordHit = s.wordHit[:0]
+}
+
+// explain returns what each word adds to the score of fact id, best first.
+func (s *scorer) explain(id int32) []TermScore {
+	var out []TermScore
+	for _, alts := range s.words {
+		var best TermScore
+		for _, a := range alts {
+			var acc [numFields]float64
+			var sum tfs
+			var forms []string
+			for _, l := range a.lists {
+				i, ok := slices.BinarySearch(l.ids, id)
+				if !ok {
+					continue
+				}
+				factor := 1.0
+				if a.kind == "" && l.form != a.exact {
+					factor = stemFactor
+				}
+				for f, n := range l.tfs[i] {
+					acc[f] += float64(n) * factor
+					sum[f] += n
+				}
+				forms = append(forms, l.form)
+			}
+			if forms == nil {
+				continue
+			}
+			sc := a.weight * a.idf * s.saturate(id, &acc)
+			if sc <= best.Score {
+				continue
+			}
+			match := a.kind
+			if match == "" {
+				match = "stem"
+				if slices.Contains(forms, a.exact) {
+					match = "exact"
+				}
+			}
+			best = TermScore{Word: a.word, Match: match, Forms: forms, Fields: describeFields(sum), IDF: round3(a.idf), Score: round3(sc)}
+		}
+		if best.Forms != nil {
+			out = append(out, best)
 		}
 	}
-	return quoted
+	slices.SortStableFunc(out, func(a, b TermScore) int { return cmp.Compare(b.Score, a.Score) })
+	return out
 }
 
-// matchExpr joins quoted words with join (" " for all of them, " OR " for
-// any), the last one a prefix when prefix is set.
-func matchExpr(quoted []string, join string, prefix bool) string {
-	expr := strings.Join(quoted, join)
-	if prefix {
-		expr += "*"
-	}
-	return expr
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// filter is a query's scope and type.
+type filter struct {
+	project, typ string
+	all          bool
 }
 
-// isWordRune reports whether r can be part of a token for FTS5's unicode61
-// tokenizer: letters, digits, private-use characters, and the combining
-// marks that it folds into the letter before them.
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.In(r, unicode.Co, unicode.Mn)
+func newFilter(q Query) filter {
+	return filter{project: strings.TrimSpace(q.Project), typ: strings.ToLower(strings.TrimSpace(q.Type)), all: q.All}
 }
 
-// cut returns s cut to at most n bytes at a character boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
+// boost returns the factor of d's scope, 0 when the query leaves it out.
+func (f filter) boost(d *doc) float64 {
+	if f.typ != "" && d.typeName != f.typ {
+		return 0
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	switch {
+	case d.projectName == f.project:
+		return boostProject
+	case d.projectName == "":
+		return boostGlobal
+	case f.all:
+		return boostElsewhere
 	}
-	return s[:n]
+	return 0
+}
+
+// candidate is a fact scored, before its row is read.
+type candidate struct {
+	id     int32
+	score  float64
+	text   float64
+	boost  float64
+	prefix bool
+}
+
+// better orders candidates best first: score, then pinned, then newer,
+// then the lower row id.
+func (s *scorer) better(a, b candidate) int {
+	da, db := &s.docs.docs[a.id], &s.docs.docs[b.id]
+	return cmp.Or(cmp.Compare(b.score, a.score), boolCompare(db.pinned, da.pinned),
+		cmp.Compare(db.updated, da.updated), cmp.Compare(a.id, b.id))
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// top returns the best k facts scored that f lets through, leaving out
+// those in skip, best first.
+func (s *scorer) top(f filter, k int, skip map[int32]bool) []candidate {
+	// A heap of the best k so far, the worst of them at the root.
+	h := make([]candidate, 0, k)
+	worse := func(i, j int) bool { return s.better(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && worse(r, l) {
+				l = r
+			}
+			if !worse(l, i) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for _, id := range s.touched {
+		if skip[id] {
+			continue
+		}
+		b := f.boost(&s.docs.docs[id])
+		if b == 0 {
+			continue
+		}
+		c := candidate{id: id, score: s.total[id] * b, text: s.total[id], boost: b}
+		if len(h) < k {
+			h = append(h, c)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !worse(i, p) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if k > 0 && s.better(c, h[0]) < 0 {
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, s.better)
+	return h
+}
+
+// hit reads the row of candidate c and makes its Hit.
+func (x *Index) hit(ctx context.Context, conn *sql.Conn, s *scorer, c candidate, explain bool) (Hit, error) {
+	d := &s.docs.docs[c.id]
+	h := Hit{Score: round3(c.score), Type: d.typeName, Project: d.projectName}
+	var body string
+	err := conn.QueryRowContext(ctx, `SELECT file, name, title, description, body FROM fact WHERE id = ?`, c.id).
+		Scan(&h.File, &h.Name, &h.Title, &h.Description, &body)
+	if err != nil {
+		return h, fmt.Errorf("read fact %d: %w", c.id, err)
+	}
+	stems := make(map[string]bool)
+	for _, alts := range s.words {
+		for _, a := range alts {
+			for _, l := range a.lists {
+				if _, ok := slices.BinarySearch(l.ids, c.id); ok {
+					stems[stem(l.form)] = true
+				}
+			}
+		}
+	}
+	h.Snippet = snippet(body, stems)
+	if explain {
+		h.Explain = &Explanation{Terms: s.explain(c.id), Text: round3(c.text), Boost: c.boost,
+			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix}
+	}
+	return h, nil
+}
+
+// snippet returns the words of body around its best match — where most of
+// the matched stems are close together — or its start when none is there,
+// on one line of at most snippetBytes.
+func snippet(body string, stems map[string]bool) string {
+	if whole := oneLine(body, snippetBytes); !strings.HasSuffix(whole, "…") || len(stems) == 0 {
+		return whole
+	}
+	type match struct {
+		at   int
+		stem string
+	}
+	var found []match
+	terms(body, func(t term) bool {
+		if st := stem(t.text); stems[st] {
+			found = append(found, match{t.start, st})
+		}
+		return len(found) < 1000
+	})
+	if len(found) == 0 {
+		return oneLine(body, snippetBytes)
+	}
+	best, bestN := 0, 0
+	for i := range found {
+		seen := make(map[string]bool)
+		for j := i; j < len(found) && found[j].at < found[i].at+snippetBytes/2; j++ {
+			seen[found[j].stem] = true
+		}
+		if len(seen) > bestN {
+			best, bestN = i, len(seen)
+		}
+	}
+	// Start a few words before the match, at the start of a word.
+	start := found[best].at
+	if back := max(0, start-40); back > 0 {
+		if i := strings.IndexFunc(body[back:start], unicode.IsSpace); i >= 0 {
+			start = back + i + 1
+		}
+	} else {
+		start = 0
+	}
+	if start == 0 {
+		return oneLine(body, snippetBytes)
+	}
+	return "…" + oneLine(body[start:], snippetBytes-len("…"))
 }
 
 // oneLine folds every run of white space and control characters in s into
@@ -383,6 +706,9 @@ func oneLine(s string, n int) string {
 			space = false
 		}
 		b.WriteRune(r)
+		if b.Len() > 2*n+8 {
+			break
+		}
 	}
 	out := b.String()
 	if len(out) <= n {

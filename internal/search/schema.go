@@ -9,31 +9,35 @@ import (
 // schemaVersion is kept in the database's user_version. Change it whenever
 // the tables or what goes into them change: an index of another version is
 // emptied and built again from the files.
-const schemaVersion = 3
+const schemaVersion = 4
 
-// The tables. fact holds what search filters and sorts on, fact_text what
-// it matches, under the same rowid; fact_head holds the name, title and
-// description again, so that finding the words there alone does not read
-// every body's positions (see rankWindow). meta holds the fingerprint of the
-// folder the index was last made to match (see fingerprint.go).
+// The tables. fact holds each fact's row: what a hit shows, and its text,
+// read again when the fact changes to take its terms out of the postings.
+// term holds the inverted index (see postings.go): each term's stem and
+// postings. blob holds the doc table ('docs'). meta holds the fingerprint of
+// the folder the index was last made to match (see fingerprint.go).
 var schema = []string{
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE fact (
-		id      INTEGER PRIMARY KEY,
-		file    TEXT NOT NULL UNIQUE,
-		hash    TEXT NOT NULL,
-		type    TEXT NOT NULL,
-		project TEXT NOT NULL,
-		updated TEXT NOT NULL
+		id          INTEGER PRIMARY KEY,
+		file        TEXT NOT NULL UNIQUE,
+		hash        TEXT NOT NULL,
+		type        TEXT NOT NULL,
+		project     TEXT NOT NULL,
+		updated     TEXT NOT NULL,
+		name        TEXT NOT NULL,
+		title       TEXT NOT NULL,
+		description TEXT NOT NULL,
+		body        TEXT NOT NULL
 	)`,
-	// The prefix indexes make a short last word ("go", "con"), which
-	// matches a prefix of many terms, cheap to look up.
-	`CREATE VIRTUAL TABLE fact_text USING fts5(name, title, description, body,
-		tokenize = 'porter unicode61', prefix = '2 3')`,
-	`CREATE VIRTUAL TABLE fact_head USING fts5(name, title, description,
-		tokenize = 'porter unicode61', prefix = '2 3')`,
+	`CREATE TABLE term (form TEXT PRIMARY KEY, stem TEXT NOT NULL, postings BLOB NOT NULL)`,
+	`CREATE INDEX term_stem ON term (stem)`,
+	`CREATE TABLE blob (key TEXT PRIMARY KEY, data BLOB NOT NULL)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
+
+// tables are the tables of the schema, which schemaCurrent looks for.
+var tables = []string{"meta", "fact", "term", "blob"}
 
 // ensureSchema makes sure db holds the current schema, emptying it and
 // creating the tables when it holds anything else (nothing at all, for a
@@ -70,12 +74,13 @@ type queryer interface {
 // schemaCurrent reports whether the version and the tables are the current
 // ones.
 func schemaCurrent(q queryer) (bool, error) {
-	var version, tables int
+	var version int
 	if err := q.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
 		return false, err
 	}
-	err := q.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('meta', 'fact', 'fact_text', 'fact_head')`).Scan(&tables)
-	return version == schemaVersion && tables == 4, err
+	var n int
+	err := q.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('` + strings.Join(tables, "', '") + `')`).Scan(&n)
+	return version == schemaVersion && n == len(tables), err
 }
 
 // dropAll drops every table: virtual tables first, which drops their

@@ -48,6 +48,7 @@ type Index struct {
 	db     *sql.DB
 	fi     os.FileInfo // the index file as opened, to notice it being replaced
 	cache  *hashCache  // see apply; belongs to the connection in db
+	view   *view       // see find; belongs to the connection in db
 	scans  int         // folder scans by Fresh, for tests
 }
 
@@ -170,6 +171,7 @@ func (x *Index) drop() {
 		x.db = nil
 	}
 	x.cache = nil
+	x.view = nil
 }
 
 // ensure opens the index file when x has no database, or when the file at

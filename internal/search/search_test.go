@@ -239,24 +239,37 @@ func TestHostileQueries(t *testing.T) {
 
 func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
 
-func TestQueryWords(t *testing.T) {
-	for _, c := range []struct{ in, all, either string }{
-		{"tabs", `"tabs"*`, `"tabs"*`},
-		{`a "b" c`, `"a" "b" "c"*`, `"a" OR "b" OR "c"*`},
-		{`prefers-tabs NEAR(x:y)`, `"prefers tabs" "NEAR x y"*`, `"prefers tabs" OR "NEAR x y"*`},
-		{"x\x00y", `"x" "y"*`, `"x" OR "y"*`},
-		{"- * tabs", `"tabs"*`, `"tabs"*`},
+func TestParseQuery(t *testing.T) {
+	for _, c := range []struct{ in, words, last string }{
+		{"tabs", "tabs", "tabs"},
+		{`a "bb" cc`, "bb cc", "cc"},
+		{`prefers-tabs NEAR(x:y)`, "prefers tabs preferstabs near xy", "near"},
+		{"x\x00yy", "yy", "yy"},
+		{"- * tabs", "tabs", "tabs"},
+		{"What shell do I use?", "shell use", "use"},
+		{"useEffect src/api/users.go", "use effect useeffect src api users go srcapiusersgo apiusersgo usersgo", "go"},
+		{"HTTPServer café", "http server httpserver cafe", "cafe"},
+		{"the user's don't", "user", "user"},
 	} {
-		words := queryWords(c.in)
-		all, either := matchExpr(words, " ", true), matchExpr(words, " OR ", true)
-		if all != c.all || either != c.either {
-			t.Errorf("queryWords(%q) gives %q, %q; want %q, %q", c.in, all, either, c.all, c.either)
+		p := parseQuery(c.in)
+		if got := strings.Join(p.words, " "); got != c.words || p.last != c.last || !p.any {
+			t.Errorf("parseQuery(%q) = %q, last %q, any %v; want %q, last %q", c.in, got, p.last, p.any, c.words, c.last)
 		}
 	}
-	if words := queryWords(" \t- "); len(words) != 0 {
-		t.Errorf("queryWords of no words = %q", words)
+	if p := parseQuery(" \t- "); len(p.words) != 0 || p.any {
+		t.Errorf("parseQuery of no words = %+v", p)
 	}
-	if n := len(queryWords(strings.Repeat("word ", 100) + strings.Repeat("é", 200))); n != maxWords {
+	if p := parseQuery("what do I"); len(p.words) != 0 || !p.any {
+		t.Errorf("parseQuery of stop words = %+v, want no terms but words", p)
+	}
+	if n := len(parseQuery(strings.Repeat("word ", 100) + strings.Repeat("é", 200)).words); n != 2 {
+		t.Errorf("%d distinct words kept, want 2", n)
+	}
+	var many []string
+	for i := range 100 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	if n := len(parseQuery(strings.Join(many, " ")).words); n != maxWords {
 		t.Errorf("%d words kept, want %d", n, maxWords)
 	}
 }
@@ -282,13 +295,13 @@ func TestNewerFirstAmongEquals(t *testing.T) {
 	wantFiles(t, q, find(t, x, q), "user-b-new.md", "user-a-old.md", "user-c-none.md")
 }
 
-// TestCommonWordRanksNamesThenNewest: a word more facts have than a search
-// ranks puts the facts with it in their name or description first, however
-// old, then the newest of the rest; a fact changed becomes one of the
-// newest.
+// TestCommonWordRanksNamesThenNewest: a word hundreds of facts have puts
+// the fact with it in its description first, however old, then the others
+// newest first, and every one of them is ranked: no window of the newest.
+// (Before issue 19, only the newest 200 were; this test asserted that.)
 func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 	f := newFolder(t)
-	n := rankWindow + 100
+	n := 300
 	for i := range n {
 		updated := fmt.Sprintf("2025-01-%02d", 1+i*28/n)
 		if i >= n-2 {
@@ -305,16 +318,16 @@ func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 
 	q.Limit = MaxLimit
 	got := find(t, x, q)
-	if len(got) != 1+rankWindow || slices.Contains(got, "user-note-0000.md") {
-		t.Fatalf("Search(%q) found %d facts (user-note-0000.md among them: %v); want the one named for it and the newest %d",
-			q.Words, len(got), slices.Contains(got, "user-note-0000.md"), rankWindow)
+	if len(got) != 1+n || !slices.Contains(got, "user-note-0000.md") {
+		t.Fatalf("Search(%q) found %d facts (user-note-0000.md among them: %v); want all %d",
+			q.Words, len(got), slices.Contains(got, "user-note-0000.md"), 1+n)
 	}
-	f.writeFile("user-note-0000.md", "---\nname: note-0000\ndescription: Note 0\nmetadata:\n  type: user\n  updated: 2025-01-01\n---\nHow to apply: now with care.\n")
+	f.writeFile("user-note-0000.md", "---\nname: note-0000\ndescription: Note 0\nmetadata:\n  type: user\n  updated: 2025-03-01\n---\nHow to apply: now with care.\n")
 	if err := x.Sync(context.Background(), f.snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	if got := find(t, x, q); !slices.Contains(got, "user-note-0000.md") {
-		t.Errorf("after a change, user-note-0000.md is not among the newest facts searched")
+	if got := find(t, x, Query{Words: "apply care"}); len(got) == 0 || got[0] != "user-note-0000.md" {
+		t.Errorf("after a change, user-note-0000.md is not first for its new word: %q", got)
 	}
 }
 
@@ -322,7 +335,7 @@ func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 // facts even when every newer match is of another type.
 func TestCommonWordOfAType(t *testing.T) {
 	f := newFolder(t)
-	for i := range rankWindow + 50 {
+	for i := range 250 {
 		typ, updated := "user", "2025-06-01"
 		if i < 3 {
 			typ, updated = "reference", "2020-01-01"

@@ -16,9 +16,8 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-// optimizeAfter is how many rows a change must touch before the full-text
-// index is merged into one segment afterwards, which keeps queries fast
-// after a rebuild; small changes leave that to FTS5's automatic merging.
+// optimizeAfter is how many facts a change must touch for apply to write
+// every term's postings again rather than edit those of the facts changed.
 const optimizeAfter = 500
 
 // Sync makes the index hold exactly the memories of snap: new files are
@@ -138,6 +137,11 @@ type hashCache struct {
 // apply makes the index hold the memories of snap and the fingerprint sum,
 // in one transaction, and returns how many facts it added, changed or
 // dropped. It writes nothing when nothing differs.
+//
+// A fact indexed again keeps its row id; a new one takes the lowest free
+// one above the highest in use. A small change edits the postings of the
+// terms of the facts it touches, old text and new; a large one (a first
+// build, a pull) writes every term's postings again from snap.
 func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int, error) {
 	tx, err := x.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -148,14 +152,9 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	if err != nil {
 		return 0, err
 	}
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	defer w.close()
 	// The cache changes only once the transaction has committed.
 	seen := make(map[string]bool, len(snap.Memories))
-	var changed []dated
+	var keep, changed []*index.Memory
 	for _, m := range snap.Memories {
 		if index.InInbox(m.File) {
 			continue // waits for review: not a fact until a person accepts it, never returned to an agent
@@ -164,44 +163,19 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 			continue // the same file twice: the first one counts
 		}
 		seen[m.File] = true
-		prev, ok := old[m.File]
-		if ok && m.Hash != "" && prev.hash == m.Hash {
+		if prev, ok := old[m.File]; ok && m.Hash != "" && prev.hash == m.Hash {
+			keep = append(keep, m)
 			continue
 		}
-		if ok {
-			if err := w.remove(prev.id); err != nil {
-				return 0, fmt.Errorf("index %s again: %w", m.File, err)
-			}
-		}
-		changed = append(changed, dated{m, m.UpdatedDate()})
+		changed = append(changed, m)
 	}
 	var gone []string
-	for file, prev := range old {
-		if seen[file] {
-			continue
+	for file := range old {
+		if !seen[file] {
+			gone = append(gone, file)
 		}
-		if err := w.remove(prev.id); err != nil {
-			return 0, fmt.Errorf("drop %s from search index: %w", file, err)
-		}
-		gone = append(gone, file)
 	}
-	// A fact indexed again gets a new row id, the next one up, and a batch
-	// goes in by metadata.updated: row ids then follow the order facts
-	// changed in, which a search ranking only the newest matches
-	// (rankWindow) relies on. Facts of one day go in by hash, not by file
-	// name, which would put all of one type (its prefix) last.
-	slices.SortFunc(changed, func(a, b dated) int {
-		return cmp.Or(strings.Compare(a.updated, b.updated), strings.Compare(a.Hash, b.Hash), strings.Compare(a.File, b.File))
-	})
-	set := make(map[string]indexed, len(changed))
-	for _, c := range changed {
-		id, err := w.insert(c.Memory, c.updated)
-		if err != nil {
-			return 0, fmt.Errorf("index %s: %w", c.File, err)
-		}
-		set[c.File] = indexed{id, c.Hash}
-	}
-	n := len(set) + len(gone)
+	n := len(changed) + len(gone)
 	stored, err := storedFingerprint(tx)
 	if err != nil {
 		return 0, err
@@ -209,17 +183,23 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 	if n == 0 && stored == sum {
 		return 0, nil
 	}
+	set := make(map[string]indexed, len(changed))
+	if n > 0 {
+		w, err := newWriter(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		defer w.close()
+		if set, err = w.change(old, keep, changed, gone, n >= optimizeAfter || len(old) == 0); err != nil {
+			return 0, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (key, value) VALUES ('fingerprint', ?)`, sum); err != nil {
 		return 0, err
 	}
-	if n >= optimizeAfter {
-		for _, table := range []string{"fact_text", "fact_head"} {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('optimize')`); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	x.view = nil // this connection's own commit leaves data_version as it was
+	if err != nil {
 		x.cache = nil
 		return 0, err
 	}
@@ -263,30 +243,28 @@ func (x *Index) hashes(tx *sql.Tx) (map[string]indexed, error) {
 	return old, nil
 }
 
-// dated is a memory with its metadata.updated as a date ("" when none).
-type dated struct {
-	*index.Memory
-	updated string
-}
-
 // writer holds the statements apply changes rows with.
 type writer struct {
-	ctx                                                  context.Context
-	insFact, delFact, insText, delText, insHead, delHead *sql.Stmt
+	ctx                                         context.Context
+	tx                                          *sql.Tx
+	insFact, delFact, getFact                   *sql.Stmt
+	getTerm, putTerm, delTerm, getDocs, putDocs *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{ctx: ctx}
+	w := &writer{ctx: ctx, tx: tx}
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&w.insFact, `INSERT INTO fact (file, hash, type, project, updated) VALUES (?, ?, ?, ?, ?)`},
+		{&w.insFact, `INSERT INTO fact (id, file, hash, type, project, updated, name, title, description, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.delFact, `DELETE FROM fact WHERE id = ?`},
-		{&w.insText, `INSERT INTO fact_text (rowid, name, title, description, body) VALUES (?, ?, ?, ?, ?)`},
-		{&w.delText, `DELETE FROM fact_text WHERE rowid = ?`},
-		{&w.insHead, `INSERT INTO fact_head (rowid, name, title, description) VALUES (?, ?, ?, ?)`},
-		{&w.delHead, `DELETE FROM fact_head WHERE rowid = ?`},
+		{&w.getFact, `SELECT name, title, description, body FROM fact WHERE id = ?`},
+		{&w.getTerm, `SELECT postings FROM term WHERE form = ?`},
+		{&w.putTerm, `INSERT OR REPLACE INTO term (form, stem, postings) VALUES (?, ?, ?)`},
+		{&w.delTerm, `DELETE FROM term WHERE form = ?`},
+		{&w.getDocs, `SELECT data FROM blob WHERE key = 'docs'`},
+		{&w.putDocs, `INSERT OR REPLACE INTO blob (key, data) VALUES ('docs', ?)`},
 	} {
 		stmt, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -299,36 +277,119 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFact, w.delFact, w.insText, w.delText, w.insHead, w.delHead} {
+	for _, s := range []*sql.Stmt{w.insFact, w.delFact, w.getFact, w.getTerm, w.putTerm, w.delTerm, w.getDocs, w.putDocs} {
 		if s != nil {
 			s.Close()
 		}
 	}
 }
 
-// insert adds m, whose metadata.updated is the date updated, as the row
-// after the last one.
-func (w *writer) insert(m *index.Memory, updated string) (int64, error) {
-	res, err := w.insFact.ExecContext(w.ctx, m.File, m.Hash, m.Type, m.Scope(), updated)
+// change writes the facts changed, drops those gone and keeps the rest
+// (old is the index before), returning the row ids and hashes of the
+// changed ones. With all set it writes every term's postings again, from
+// keep and changed; otherwise it edits those of the terms of the facts
+// changed and gone.
+func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, gone []string, all bool) (map[string]indexed, error) {
+	docs, err := w.docs(all)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
+	ed := make(edits)
+	// Out with the old: the facts gone, and the old text of those changed.
+	var out []int64
+	for _, file := range gone {
+		out = append(out, old[file].id)
 	}
-	if _, err := w.insText.ExecContext(w.ctx, id, m.Name, m.Title, m.Description, m.Body); err != nil {
-		return 0, err
-	}
-	_, err = w.insHead.ExecContext(w.ctx, id, m.Name, m.Title, m.Description)
-	return id, err
-}
-
-func (w *writer) remove(id int64) error {
-	for _, s := range []*sql.Stmt{w.delText, w.delHead, w.delFact} {
-		if _, err := s.ExecContext(w.ctx, id); err != nil {
-			return err
+	for _, m := range changed {
+		if prev, ok := old[m.File]; ok {
+			out = append(out, prev.id)
 		}
 	}
-	return nil
+	for _, id := range out {
+		if !all {
+			var name, title, description, body string
+			if err := w.getFact.QueryRowContext(w.ctx, id).Scan(&name, &title, &description, &body); err != nil {
+				return nil, fmt.Errorf("read fact %d: %w", id, err)
+			}
+			forms, _ := docTerms(name, title, description, body)
+			ed.dropDoc(id, forms)
+		}
+		if _, err := w.delFact.ExecContext(w.ctx, id); err != nil {
+			return nil, err
+		}
+		docs.remove(id)
+	}
+	// In with the new, by metadata.updated and file, so that row ids of new
+	// facts, the last tie-break of a search, follow file names among the
+	// facts of a day.
+	slices.SortFunc(changed, func(a, b *index.Memory) int {
+		return cmp.Or(strings.Compare(a.UpdatedDate(), b.UpdatedDate()), strings.Compare(a.File, b.File))
+	})
+	set := make(map[string]indexed, len(changed))
+	var next int64 = 1
+	for _, e := range old {
+		next = max(next, e.id+1)
+	}
+	for _, m := range changed {
+		id := next
+		if prev, ok := old[m.File]; ok {
+			id = prev.id
+		} else {
+			next++
+		}
+		if _, err := w.insFact.ExecContext(w.ctx, id, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate(),
+			m.Name, m.Title, m.Description, m.Body); err != nil {
+			return nil, fmt.Errorf("index %s: %w", m.File, err)
+		}
+		forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
+		ed.addDoc(id, forms)
+		docs.set(id, newDoc(m, lens))
+		set[m.File] = indexed{id, m.Hash}
+	}
+	if all {
+		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM term`); err != nil {
+			return nil, err
+		}
+		for _, m := range keep {
+			id := old[m.File].id
+			forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
+			ed.addDoc(id, forms)
+			docs.set(id, newDoc(m, lens))
+		}
+	}
+	for _, form := range ed.sortedForms() {
+		fe := ed[form]
+		var b []byte
+		if !all {
+			if err := w.getTerm.QueryRowContext(w.ctx, form).Scan(&b); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, err
+			}
+		}
+		b, err := editPostings(b, fe.drop, fe.add)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == 0 {
+			_, err = w.delTerm.ExecContext(w.ctx, form)
+		} else {
+			_, err = w.putTerm.ExecContext(w.ctx, form, stem(form), b)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("index the term %q: %w", form, err)
+		}
+	}
+	_, err = w.putDocs.ExecContext(w.ctx, docs.encode())
+	return set, err
+}
+
+// docs reads the doc table, or starts an empty one when all is set.
+func (w *writer) docs(all bool) (*docTable, error) {
+	if all {
+		return &docTable{}, nil
+	}
+	var b []byte
+	if err := w.getDocs.QueryRowContext(w.ctx).Scan(&b); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	return decodeDocTable(b)
 }
