@@ -82,12 +82,17 @@ func isGitName(name string) bool {
 // file-system monitor keeps them: `git log` waiting on less, an editor's
 // `git cat-file --batch`, the built-in fsmonitor daemon. Counting them would
 // hold memoryd's commits back for hours, so they do not make the repository
-// busy. Everything else counts, `git status` included (it refreshes the
+// busy. Nor do the read-only commands memoryd itself runs without the write
+// lock — a memoryd starting (version, rev-parse, config), a job checking
+// which files git ignores or who wrote a line while its model thinks
+// (check-ignore, diff-tree): one memoryd's reads must not fail another's
+// commit. Everything else counts, `git status` included (it refreshes the
 // index).
 var lingering = map[string]bool{
 	"log": true, "show": true, "diff": true, "blame": true, "annotate": true, "grep": true,
 	"shortlog": true, "whatchanged": true, "cat-file": true, "help": true,
 	"fsmonitor--daemon": true, "credential-cache--daemon": true,
+	"version": true, "rev-parse": true, "config": true, "check-ignore": true, "diff-tree": true,
 }
 
 // gitSubcommand returns the git command of a git command line: "fetch" for
