@@ -55,7 +55,7 @@ func TestCostStatusAfterExtract(t *testing.T) {
 	if out, code := w.runCmd(nil, "extract"); code != 0 || !strings.Contains(out, "created user-fact-1.md") {
 		t.Fatalf("extract: exit %d\n%s", code, out)
 	}
-	if body := w.git(w.notes, "log", "-1", "--format=%B"); !strings.HasSuffix(body, "\n\nTokens: 1234") {
+	if body := w.git(w.notes, "log", "-1", "--format=%B"); !strings.HasSuffix(body, "\nTokens: 1234") {
 		t.Errorf("the extraction commit does not end with its tokens:\n%s", body)
 	}
 

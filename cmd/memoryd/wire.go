@@ -19,7 +19,6 @@ import (
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
 	"github.com/memoryd/memoryd/internal/watcher"
 )
@@ -211,21 +210,18 @@ func needLLM(f *folder) (llm.Completer, error) {
 // the middle of applying. Never set it in real use.
 const applyDelayEnv = "MEMORYD_TEST_APPLY_DELAY_MS"
 
-// compactorOptions configures the compactor for f; who names the process
-// in the lock.
+// compactorOptions configures the compactor for f: it writes through the
+// folder's transaction; who names the process in the locks.
 func compactorOptions(f *folder, c llm.Completer, who string) compactor.Options {
 	opts := compactor.Options{
-		Dir:        f.dir,
+		Folder:     f.txn(),
 		StateDir:   f.stateDir,
-		Owner:      state.Owner(who + " (compaction)"),
+		Who:        who + " (compaction)",
 		LLM:        c,
 		Model:      f.cfg.Compact.Model,
 		Budget:     f.cfg.Compact.Budget,
 		MinEntries: f.cfg.Compact.MinEntries,
 		Logger:     f.log,
-	}
-	if f.repo != nil {
-		opts.Git = f.repo
 	}
 	if ms, err := strconv.Atoi(f.getenv(applyDelayEnv)); err == nil && ms > 0 {
 		opts.OpDelay = time.Duration(ms) * time.Millisecond
@@ -260,18 +256,19 @@ func openSources(f *folder) *extractor.Sources {
 	})
 }
 
-// newExtractor builds the extractor; who names the process in the lock.
+// newExtractor builds the extractor: it writes through the folder's
+// transaction; who names the process in the write lock.
 func newExtractor(f *folder, c llm.Completer, srcs *extractor.Sources, who string) *extractor.Extractor {
 	var repo extractor.Repo
 	if f.repo != nil {
 		repo = f.repo
 	}
 	return extractor.New(extractor.Options{
-		MemoryDir: f.dir,
-		StateDir:  f.stateDir,
-		Model:     f.cfg.Extract.Model,
-		LockOwner: state.Owner(who),
-		Logger:    f.log,
-		Review:    f.cfg.Extract.Reviewed,
+		Folder:   f.txn(),
+		StateDir: f.stateDir,
+		Model:    f.cfg.Extract.Model,
+		Who:      who,
+		Logger:   f.log,
+		Review:   f.cfg.Extract.Reviewed,
 	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
 }

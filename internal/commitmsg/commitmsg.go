@@ -10,11 +10,14 @@
 //	Memoryd-Writer: person
 //
 // never the subject. Commits made before the trailers existed are read from
-// their subject, by Parse alone; no other code matches a subject.
+// their subject, by Parse alone; no other code matches a subject. An
+// extraction's and a compaction's commit also end with the tokens their
+// model calls spent ("Tokens: 1234").
 package commitmsg
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -62,6 +65,7 @@ const (
 const (
 	kindKey   = "Memoryd-Kind"
 	writerKey = "Memoryd-Writer"
+	tokensKey = "Tokens"
 )
 
 // Message is one memoryd commit message.
@@ -70,6 +74,11 @@ type Message struct {
 	Body    string // optional paragraphs after the subject
 	Kind    Kind
 	Writer  Writer
+	// Tokens is what the model calls behind an extraction or a compaction
+	// spent: their commits end with a "Tokens: N" trailer (0 too), so
+	// `git log --format='%(trailers:key=Tokens,valueonly)'` lists them.
+	// Other kinds carry none.
+	Tokens int
 }
 
 // String is the whole message: subject, body, trailers.
@@ -86,6 +95,9 @@ func (m Message) String() string {
 	}
 	if m.Writer != "" {
 		b.WriteString(writerKey + ": " + string(m.Writer) + "\n")
+	}
+	if m.Kind == KindExtraction || m.Kind == KindCompaction {
+		b.WriteString(tokensKey + ": " + strconv.Itoa(m.Tokens) + "\n")
 	}
 	return b.String()
 }
@@ -109,6 +121,8 @@ func Parse(message string) Message {
 			m.Kind = Kind(v)
 		case k == writerKey:
 			m.Writer = Writer(v)
+		case k == tokensKey:
+			m.Tokens, _ = strconv.Atoi(v)
 		}
 	}
 	return complete(m)

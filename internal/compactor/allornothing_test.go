@@ -3,10 +3,13 @@ package compactor
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
@@ -39,23 +42,29 @@ func TestControlCharactersInAnswer(t *testing.T) {
 		}
 	}
 	msg := git(t, f.root, "log", "-1", "--format=%B")
-	if strings.ContainsAny(msg, "\x00\x1b\u202e\x07") || !strings.HasPrefix(msg, CompactionPrefix) {
+	if strings.ContainsAny(msg, "\x00\x1b\u202e\x07") || !strings.HasPrefix(msg, commitmsg.CompactionPrefix) {
 		t.Errorf("commit message %q", msg)
 	}
 }
 
-// failingCommit is the real repository whose compaction commit fails, as a
-// commit can (a broken signing setup, a full disk, a lock taken by the user
-// at the wrong moment).
+// failingCommit is the real repository whose every commit after the
+// checkpoint fails, as a commit can (a broken signing setup, a full disk, a
+// lock taken by the user at the wrong moment): once the checkpoint is
+// committed, commits must be signed by a gpg that always fails.
 type failingCommit struct{ *gitstore.Repo }
 
 func (g failingCommit) CommitPending(ctx context.Context, tracked func(string) bool, message func([]string) string) (gitstore.Committed, error) {
-	if strings.HasPrefix(message(nil), CompactionPrefix) {
-		// Stage the files as a half-done commit would, then fail.
-		gitAddAll(g.Repo.Root())
-		return gitstore.Committed{}, errors.New("gpg failed to sign the data")
+	done, err := g.Repo.CommitPending(ctx, tracked, message)
+	if commitmsg.Parse(message(nil)).Kind == commitmsg.KindCheckpoint {
+		for _, kv := range [][2]string{{"commit.gpgsign", "true"}, {"gpg.program", "false"}} {
+			cmd := exec.Command("git", "config", kv[0], kv[1])
+			cmd.Dir = g.Repo.Root()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return done, fmt.Errorf("git config: %v\n%s", err, out)
+			}
+		}
 	}
-	return g.Repo.CommitPending(ctx, tracked, message)
+	return done, err
 }
 
 // TestFailedCommitRollsBack: when the compaction commit cannot be made, the
@@ -63,7 +72,7 @@ func (g failingCommit) CommitPending(ctx context.Context, tracked func(string) b
 func TestFailedCommitRollsBack(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply { return plan(goodOps()...) })
 	f.write("user-new.md", mem("user", "new", "Pending hand edit", "Typed by hand, not yet committed."))
-	c := f.compactor(10*time.Second, func(o *Options) { o.Git = failingCommit{o.Git.(*gitstore.Repo)} })
+	c := f.compactor(10*time.Second, func(o *Options) { o.Git = failingCommit{o.Folder.Repo()} })
 	res, err := f.run(c)
 	if !errors.Is(err, ErrRolledBack) || !strings.Contains(err.Error(), "gpg failed") {
 		t.Fatalf("err = %v", err)
@@ -72,7 +81,7 @@ func TestFailedCommitRollsBack(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	// The folder is exactly the checkpoint: the hand edit is in it, no op applied.
-	if got := git(t, f.root, "log", "-1", "--format=%s"); got != CheckpointSubject {
+	if got := git(t, f.root, "log", "-1", "--format=%s"); got != commitmsg.CheckpointSubject {
 		t.Fatalf("HEAD is %q", got)
 	}
 	if st := git(t, f.root, "status", "--porcelain"); st != "" {

@@ -10,13 +10,16 @@ import (
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
-// applier applies validated ops to the folder. Every op first re-reads the
-// files it acts on and compares their bytes with the scan the plan was made
-// from; a file changed in between (a hand edit during the LLM call) makes
-// the op skip, so the edit survives.
+// applier applies validated ops to the folder through the transaction. Every
+// op first re-reads the files it acts on and compares their bytes with the
+// scan the plan was made from (and the transaction checks again as it
+// writes); a file changed in between (a hand edit, or a fact saved through
+// memoryd, during the LLM call) makes the op skip, so the change survives.
 type applier struct {
+	tx      *txn.Tx
 	dir     string
 	log     *slog.Logger
 	delay   time.Duration
@@ -45,6 +48,7 @@ func (a *applier) save(rel string) error {
 
 // rollback puts every touched file back as it was before the pass: the
 // checkpoint's state, since the checkpoint committed everything pending.
+// It runs inside the transaction, after its commit failed.
 func (a *applier) rollback() error {
 	var errs []error
 	for _, rel := range a.paths() {
@@ -102,7 +106,7 @@ func (a *applier) apply(p *planned) error {
 		if _, err := a.current(p.mems[0]); err != nil {
 			return err
 		}
-		return a.remove(p.mems[0].File)
+		return a.remove(p.mems[0])
 	case p.Op.Op == OpRewrite:
 		return a.rewrite(p)
 	case p.Op.Op == OpFlag:
@@ -144,26 +148,40 @@ func (a *applier) current(m *index.Memory) (*index.Memory, error) {
 	return cur, nil
 }
 
-func (a *applier) write(rel string, data []byte) error {
+// write writes rel through the transaction when it is still the version
+// base (a content hash, "" for absent); a change since makes it an errSkip.
+func (a *applier) write(rel string, data []byte, base string) error {
 	if err := a.save(rel); err != nil {
 		return err
 	}
-	if _, err := index.WriteMemory(a.dir, rel, data); err != nil {
-		return err
+	if err := a.tx.Write(rel, data, base); err != nil {
+		return changed(err)
 	}
 	a.touched[rel] = true
 	return nil
 }
 
-func (a *applier) remove(rel string) error {
-	if err := a.save(rel); err != nil {
+// remove removes m's file through the transaction when it is still the
+// version scanned; a change since makes it an errSkip.
+func (a *applier) remove(m *index.Memory) error {
+	if err := a.save(m.File); err != nil {
 		return err
 	}
-	if err := index.RemoveMemory(a.dir, rel); err != nil {
-		return err
+	if err := a.tx.Remove(m.File, m.Hash); err != nil {
+		return changed(err)
 	}
-	a.touched[rel] = true
+	a.touched[m.File] = true
 	return nil
+}
+
+// changed makes a file changed since it was read (the transaction's
+// re-check) an errSkip; other errors stay errors.
+func changed(err error) error {
+	var ce *index.ChangedError
+	if errors.As(err, &ce) {
+		return skipf("%s: %s since the plan was made", ce.File, ce.How)
+	}
+	return err
 }
 
 // dedupe keeps mems[0] as it is and removes the others that are unchanged.
@@ -177,7 +195,11 @@ func (a *applier) dedupe(p *planned) error {
 			a.log.Warn("duplicate kept", "reason", err)
 			continue
 		}
-		if err := a.remove(m.File); err != nil {
+		var skip errSkip
+		if err := a.remove(m); errors.As(err, &skip) {
+			a.log.Warn("duplicate kept", "reason", err)
+			continue
+		} else if err != nil {
 			return err
 		}
 		removed++
@@ -200,9 +222,9 @@ func (a *applier) merge(p *planned) error {
 		}
 		srcs[i] = cur
 	}
-	base := srcs[0]
+	base, targetHash := srcs[0], ""
 	if i := slices.Index(p.Files, p.target); i >= 0 {
-		base = srcs[i]
+		base, targetHash = srcs[i], srcs[i].Hash
 	} else if _, err := index.ReadCurrent(a.dir, p.target, ""); err != nil {
 		return skipf("%s: the merge target appeared since the plan was made", p.target)
 	}
@@ -225,10 +247,10 @@ func (a *applier) merge(p *planned) error {
 	if len(data) > index.MaxFileSize {
 		return skipf("%s: the merged file would exceed the size limit", p.target)
 	}
-	if err := a.write(p.target, data); err != nil {
+	if err := a.write(p.target, data, targetHash); err != nil {
 		return err
 	}
-	for i, src := range p.mems {
+	for _, src := range p.mems {
 		if src.File == p.target {
 			continue
 		}
@@ -236,7 +258,10 @@ func (a *applier) merge(p *planned) error {
 			a.log.Warn("merged file kept", "reason", err)
 			continue
 		}
-		if err := a.remove(srcs[i].File); err != nil {
+		var skip errSkip
+		if err := a.remove(src); errors.As(err, &skip) {
+			a.log.Warn("merged file kept", "reason", err)
+		} else if err != nil {
 			return err
 		}
 	}
@@ -260,5 +285,5 @@ func (a *applier) rewrite(p *planned) error {
 	if len(data) > index.MaxFileSize {
 		return skipf("%s: the rewritten file would exceed the size limit", m.File)
 	}
-	return a.write(m.File, data)
+	return a.write(m.File, data, cur.Hash)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // benchStore writes a synthetic store of n facts (one in ten with a
@@ -83,7 +84,8 @@ func BenchmarkPlan(b *testing.B) {
 		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
 			dir, size := benchStore(b, n)
 			m := &countingLLM{sends: map[string]int{}, answer: func(string) string { return `{"ops": []}` }}
-			c := New(Options{Dir: dir, StateDir: b.TempDir(), Model: "m", LLM: m})
+			sd := b.TempDir()
+			c := New(Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: sd}), StateDir: sd, Model: "m", LLM: m})
 			passes := 0
 			for b.Loop() {
 				if _, err := c.Plan(b.Context()); err != nil && !strings.Contains(err.Error(), "nothing") {
@@ -115,7 +117,8 @@ func BenchmarkCompact(b *testing.B) {
 				}
 				return fmt.Sprintf(`{"ops": [{"op": "rewrite", "file": "user-fact-00000.md", "body": "version %d", "reason": "bench"}]}`, pass)
 			}}
-			c := New(Options{Dir: dir, StateDir: b.TempDir(), Model: "m", LLM: m, Git: repo})
+			sd := b.TempDir()
+			c := New(Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: sd, Repo: repo}), StateDir: sd, Model: "m", LLM: m})
 			for b.Loop() {
 				pass++
 				res, err := c.Compact(b.Context())

@@ -2,16 +2,21 @@
 // language model for a plan (merge near-duplicates, delete stale facts,
 // rewrite one in place, flag contradictions), validates the plan, takes a
 // git checkpoint, applies what is safe, rebuilds MEMORY.md and records the
-// result in one compaction commit.
+// result in one compaction commit. It writes through the folder's write
+// transaction (package txn), and plans without it: a person's or an agent's
+// write never waits for the model.
 //
 // A pass, in order:
 //
-//  1. Take the folder's write lock (state.WriteLock in the state folder),
-//     shared with every other git writer of the folder in any process, and
-//     check that the repository is not busy. No repository: no pass
-//     (ErrNoGit), because nothing could undo it.
-//  2. Scan the folder. Fewer than Options.MinEntries (at least 2) memory
-//     files: ErrNothingToDo, without asking the model.
+//  1. Take the pass lock (PassLock in the state folder), so that two passes
+//     never run at once in any process; a second one is refused at once,
+//     naming the holder. It is not the write lock: other writers go on.
+//     No repository: no pass (ErrNoGit), because nothing could undo it. A
+//     git operation of the user's under way (a merge, a rebase, a detached
+//     HEAD): no pass, and the model is not asked.
+//  2. Scan the folder without the write lock (txn.Folder.Snapshot). Fewer
+//     than Options.MinEntries (at least 2) memory files: ErrNothingToDo,
+//     without asking the model.
 //  3. Deterministic dedupe: files of the same type whose bodies have the same
 //     canonical text (index.Canonical) are merged without the model: the
 //     first (a readonly one if there is one, else the first by name) is kept
@@ -24,19 +29,25 @@
 //  5. Validate every op against the scan (see Compact for the rules); ops
 //     that fail are skipped and logged, a batch's plan that would remove too
 //     many files is refused whole.
-//  6. Checkpoint: MEMORY.md is rebuilt, .gitattributes and PROTOCOL.md are
-//     written if missing, and the folder's pending changes are committed as
-//     "memory: checkpoint before compaction". It is taken after the model
-//     answered, so a hand edit made during a slow call is in the
+//  6. Begin the write transaction (txn.Folder.Begin: the write lock, waiting
+//     for a writer that holds it, and no git operation of the user's), and
+//     hold it to the end of the pass.
+//  7. Checkpoint: the indexes are settled, .gitattributes and PROTOCOL.md
+//     written if missing, and the folder's pending changes are committed
+//     as "memory: checkpoint before compaction". It is taken after the
+//     model answered, so a hand edit made during a slow call is in the
 //     checkpoint and undo never loses it. With nothing pending, the last
 //     commit that touched the folder is the checkpoint (git cannot record an
 //     empty commit through gitstore, and `memoryd history` would not list
 //     one).
-//  7. Apply the ops, each after checking that its files still hold the
-//     bytes the plan was made from. Every write is atomic.
-//  8. Rebuild MEMORY.md and commit the files the pass touched as
-//     "memory: compaction (merged M, deleted D, rewrote R, flagged F)".
-//     The compaction commit's parent is the checkpoint.
+//  8. Apply the ops through the transaction, each after checking that its
+//     files still hold the bytes the plan was made from (content hash): a
+//     fact written or edited while the model was thinking makes the op that
+//     read it skip. Every write is atomic.
+//  9. Commit through the transaction (Tx.Commit: the indexes settled with
+//     the configured budget, search, the commit) as "memory: compaction
+//     (merged M, deleted D, rewrote R, flagged F)". The compaction commit's
+//     parent is the checkpoint.
 //
 // The compactor decides nothing about when to run: the daemon and the
 // `memoryd compact` command call it.
@@ -50,18 +61,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
-// Commit subjects of a pass; `memoryd history` and `memoryd undo` find
-// passes by them.
-const (
-	CheckpointSubject = "memory: checkpoint before compaction"
-	CompactionPrefix  = "memory: compaction"
-)
+// PassLock is the lock file in the state folder that a pass holds from
+// start to end, so that passes run one at a time across processes. Writers
+// of facts never take it.
+const PassLock = "compaction-pass.lock"
 
 // DefaultBudget is the most characters of memory file text one request
 // carries when Options.Budget is zero.
@@ -89,9 +100,11 @@ var (
 	ErrRefused = errors.New("plan refused")
 )
 
-// Git is what a pass needs of the repository; *gitstore.Repo has it.
+// Git is what a pass asks of the repository besides the transaction's
+// commit: the checks, the checkpoint, and the reads; *gitstore.Repo has it.
 type Git interface {
 	Busy() error
+	Operation() (gitstore.Blocker, bool)
 	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 	Unstage(ctx context.Context, paths []string) error
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
@@ -100,15 +113,18 @@ type Git interface {
 
 // Options configure a Compactor.
 type Options struct {
-	// Dir is the memory folder.
-	Dir string
-	// StateDir is the folder's state directory, which holds the write lock.
+	// Folder is the memory folder's write transaction: the pass scans
+	// through it, and writes and commits only through it. Its repository
+	// is the one checkpointed; none means Compact fails with ErrNoGit.
+	Folder *txn.Folder
+	// StateDir is the folder's state directory: the pass lock and the
+	// compaction state.
 	StateDir string
-	// Owner describes this process in the lock's owner file
-	// ("pid 12, memoryd compact"); "" gives "pid N, compaction".
-	Owner string
-	// Git is the folder's repository; nil means there is none, and Compact
-	// fails with ErrNoGit. (Do not pass a nil *gitstore.Repo.)
+	// Who names this process in the locks ("memoryd compact
+	// (compaction)"); "" gives "compaction".
+	Who string
+	// Git, when set, stands in for the Folder's repository in what Git
+	// lists (a test's fault injection); nil means the Folder's repository.
 	Git Git
 	// LLM answers the plan requests.
 	LLM llm.Completer
@@ -135,9 +151,11 @@ type Options struct {
 }
 
 // Compactor runs compaction passes over one memory folder. Its methods may
-// be called from any goroutine; the write lock keeps passes one at a time.
+// be called from any goroutine; the pass lock keeps passes one at a time.
 type Compactor struct {
 	opts Options
+	dir  string
+	git  Git // nil when the folder has no repository
 	log  *slog.Logger
 }
 
@@ -147,14 +165,21 @@ func New(opts Options) *Compactor {
 		opts.Budget = DefaultBudget
 	}
 	opts.MinEntries = max(opts.MinEntries, 2)
-	if opts.Owner == "" {
-		opts.Owner = state.Owner("compaction")
+	if opts.Who == "" {
+		opts.Who = "compaction"
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Compactor{opts: opts, log: log.With("component", "compactor")}
+	c := &Compactor{opts: opts, dir: opts.Folder.Dir(), log: log.With("component", "compactor")}
+	if r := opts.Folder.Repo(); r != nil {
+		c.git = r
+		if opts.Git != nil {
+			c.git = opts.Git
+		}
+	}
+	return c
 }
 
 // Result describes a pass. A pass that fails still returns what it did up
@@ -223,7 +248,7 @@ func (r *Result) count(op Op) {
 // Compact that can happen before the checkpoint.
 func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 	res := &Result{DryRun: true}
-	_, todo, err := c.prepare(ctx, res)
+	todo, err := c.prepare(ctx, res)
 	if err != nil {
 		return res, err
 	}
@@ -244,49 +269,60 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 // names an existing file that is not one of the merged ones; when a merge
 // has an empty body or an unknown type; when a rewrite changes nothing (a
 // rewrite without a body changes the description only); and, at apply
-// time, when a file's bytes changed since the plan was made (a hand edit
-// during the LLM call survives). A batch's plan that would
-// remove more than max(1, a quarter of its files), or more than 20 files,
-// is refused whole (a merge of k files removes k-1).
+// time, when a file's bytes changed since the plan was made (a hand edit,
+// or a fact saved or edited through memoryd, during the LLM call
+// survives). A batch's plan that would remove more than max(1, a quarter
+// of its files), or more than 20 files, is refused whole (a merge of k
+// files removes k-1).
 //
-// Errors: ErrNoGit; an error wrapping state.ErrLocked when another pass or
-// commit holds the lock; one wrapping gitstore.ErrBusy when the repository
-// is busy; ErrNothingToDo when nothing was changed; ErrBadPlan when no
-// answer held a usable plan; ErrRefused when the only plans were refused; an
-// LLM error (nothing was changed). After the checkpoint, the pass finishes
-// even if ctx is cancelled, so that no half-applied pass is left
-// uncommitted.
+// Errors: ErrNoGit; an error wrapping state.ErrLocked when another pass
+// holds the pass lock (at once, before the model is asked); one wrapping
+// gitstore.ErrBusy when a git operation of the user's is under way or the
+// repository is busy; one wrapping txn.ErrBusy (and state.ErrLocked) when
+// another writer held the write lock past the transaction's wait after the
+// model answered; ErrNothingToDo when nothing was changed; ErrBadPlan when
+// no answer held a usable plan; ErrRefused when the only plans were
+// refused; an LLM error (nothing was changed). After the checkpoint, the
+// pass finishes even if ctx is cancelled, so that no half-applied pass is
+// left uncommitted.
 func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	res := &Result{}
-	if c.opts.Git == nil {
+	if c.git == nil {
 		return res, ErrNoGit
 	}
-	lock, err := state.TryLock(c.opts.StateDir, state.WriteLock, c.opts.Owner)
+	pass, err := state.TryLock(c.opts.StateDir, PassLock, state.Owner(c.opts.Who))
 	if err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
-	defer lock.Unlock()
-	if err := c.opts.Git.Busy(); err != nil {
-		return res, fmt.Errorf("compaction: %w", err)
+	defer pass.Unlock()
+	if b, busy := c.git.Operation(); busy {
+		return res, fmt.Errorf("compaction: %w: %s; %s", gitstore.ErrBusy, b.Reason, b.Fix)
 	}
-	store, todo, err := c.prepare(ctx, res)
+	todo, err := c.prepare(ctx, res)
 	if err != nil {
 		return res, err
 	}
+	// The model has answered: only now does the pass take the write lock,
+	// for the checkpoint, the ops and the commit.
+	tx, err := c.opts.Folder.Begin(ctx, c.opts.Who)
+	if err != nil {
+		return res, fmt.Errorf("compaction: %w", err)
+	}
+	defer tx.Close()
 	start := time.Now()
 	// From here on the pass completes: a cancelled context must not leave
 	// files half-applied and uncommitted.
 	actx := context.WithoutCancel(ctx)
-	if err := c.opts.Git.Busy(); err != nil {
+	if err := c.git.Busy(); err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
-	if err := c.consistent(store); err != nil {
+	if err := c.settle(); err != nil {
 		return res, err
 	}
 	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
 		return res, err
 	}
-	a := &applier{dir: c.opts.Dir, log: c.log, delay: c.opts.OpDelay, res: res,
+	a := &applier{tx: tx, dir: c.dir, log: c.log, delay: c.opts.OpDelay, res: res,
 		touched: map[string]bool{}, before: map[string][]byte{}}
 	applyErr := a.applyAll(todo)
 	if res.Destructive > 0 {
@@ -294,10 +330,10 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 		// the day's count.
 		c.record(res)
 	}
-	if err := c.finish(actx, store, a, res); err != nil {
+	if staged, err := c.finish(actx, tx, a, res); err != nil {
 		// All or nothing: without its commit the pass could not be
 		// undone, so the folder goes back to the checkpoint.
-		return res, errors.Join(applyErr, err, c.rollback(actx, store, a, res))
+		return res, errors.Join(applyErr, err, c.rollback(actx, a, staged, res))
 	}
 	c.log.Info("compaction finished", "summary", res.Summary(), "skipped", len(res.Skipped),
 		"calls", res.Calls, "chars_sent", res.CharsSent, "llm_time", res.LLMTime.Round(time.Millisecond),
@@ -311,28 +347,28 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// prepare scans the folder, plans and validates. todo is the ops to
-// apply; when there are none the error says why.
-func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*planned, error) {
-	store := index.NewStore(c.opts.Dir)
-	if err := store.Scan(); err != nil {
-		return nil, nil, fmt.Errorf("compaction: %w", err)
-	}
-	snap, err := c.eligible(ctx, store.Snapshot(), res)
+// prepare scans the folder without the write lock, plans and validates.
+// todo is the ops to apply; when there are none the error says why.
+func (c *Compactor) prepare(ctx context.Context, res *Result) ([]*planned, error) {
+	scan, err := c.opts.Folder.Snapshot()
 	if err != nil {
-		return nil, nil, fmt.Errorf("compaction: %w", err)
+		return nil, fmt.Errorf("compaction: %w", err)
+	}
+	snap, err := c.eligible(ctx, scan, res)
+	if err != nil {
+		return nil, fmt.Errorf("compaction: %w", err)
 	}
 	res.Files = len(snap.Memories)
 	if res.Files < c.opts.MinEntries {
-		return nil, nil, fmt.Errorf("%w: %d memory files, fewer than %d", ErrNothingToDo, res.Files, c.opts.MinEntries)
+		return nil, fmt.Errorf("%w: %d memory files, fewer than %d", ErrNothingToDo, res.Files, c.opts.MinEntries)
 	}
 	budget, err := c.budget(res.Files, time.Now())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	all, err := c.plan(ctx, snap, res, budget)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var todo []*planned
 	for _, p := range all {
@@ -341,9 +377,9 @@ func (c *Compactor) prepare(ctx context.Context, res *Result) (*index.Store, []*
 		}
 	}
 	if len(todo) == 0 {
-		return nil, nil, c.why(res)
+		return nil, c.why(res)
 	}
-	return store, todo, nil
+	return todo, nil
 }
 
 // budget is how many files the pass may remove or cut down: the bound for
@@ -388,9 +424,9 @@ func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Resu
 		}
 	}
 	var ignored map[string]bool
-	if c.opts.Git != nil && len(files) > 0 {
+	if c.git != nil && len(files) > 0 {
 		var err error
-		if ignored, err = c.opts.Git.Ignored(ctx, files); err != nil {
+		if ignored, err = c.git.Ignored(ctx, files); err != nil {
 			return snap, err
 		}
 	}
@@ -419,12 +455,14 @@ func (c *Compactor) why(res *Result) error {
 	return ErrNothingToDo
 }
 
-// consistent prepares the folder for its checkpoint (index.Store.Settle): an
-// index that matches the files, and the reserved files the daemon writes
-// when missing (.gitattributes, whose union merge _CONFLICTS.md needs, and
-// PROTOCOL.md), so that undo restores a complete folder.
-func (c *Compactor) consistent(store *index.Store) error {
-	if _, err := store.Settle(); err != nil {
+// settle prepares the folder for its checkpoint (index.Store.Settle, with
+// the configured budget): indexes that match the files, and the reserved
+// files the daemon writes when missing (.gitattributes, whose union merge
+// _CONFLICTS.md needs, and PROTOCOL.md), so that undo restores a complete
+// folder. The caller holds the transaction.
+func (c *Compactor) settle() error {
+	st := c.opts.Folder.NewStore()
+	if _, err := st.Settle(); err != nil {
 		return fmt.Errorf("compaction: %w", err)
 	}
 	return nil
@@ -432,8 +470,10 @@ func (c *Compactor) consistent(store *index.Store) error {
 
 // checkpoint commits the folder's pending changes as the checkpoint, or
 // returns the last commit that touched the folder when nothing is pending.
+// The caller holds the transaction: nobody else writes meanwhile.
 func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
-	done, err := c.opts.Git.CommitPending(ctx, index.Tracked, func([]string) string { return CheckpointSubject })
+	msg := commitmsg.Message{Subject: commitmsg.CheckpointSubject, Kind: commitmsg.KindCheckpoint, Writer: commitmsg.Person}.String()
+	done, err := c.git.CommitPending(ctx, index.Tracked, func([]string) string { return msg })
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
@@ -441,7 +481,7 @@ func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
 		c.log.Info("checkpoint", "commit", done.Hash, "files", len(done.Paths))
 		return done.Hash, nil
 	}
-	hist, err := c.opts.Git.History(1)
+	hist, err := c.git.History(1)
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
@@ -452,14 +492,15 @@ func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
 }
 
 // rollback puts the folder back to the checkpoint after a failed
-// compaction commit: the touched files' bytes, MEMORY.md rebuilt, and the
-// index entries git add may have left staged.
-func (c *Compactor) rollback(ctx context.Context, store *index.Store, a *applier, res *Result) error {
+// compaction commit: the touched files' bytes, the indexes settled again,
+// and the index entries git add may have left staged (staged: the index
+// files the commit's settle wrote).
+func (c *Compactor) rollback(ctx context.Context, a *applier, staged []string, res *Result) error {
 	err := a.rollback()
 	if err == nil {
-		_, err = store.Settle()
+		err = c.settle()
 	}
-	if uerr := c.opts.Git.Unstage(ctx, append(a.paths(), index.IndexFile)); uerr != nil {
+	if uerr := c.git.Unstage(ctx, append(append(a.paths(), index.IndexFile), staged...)); uerr != nil {
 		err = errors.Join(err, uerr)
 	}
 	if err != nil {
@@ -472,24 +513,17 @@ func (c *Compactor) rollback(ctx context.Context, store *index.Store, a *applier
 	return ErrRolledBack
 }
 
-// finish rebuilds the index and makes the compaction commit.
-func (c *Compactor) finish(ctx context.Context, store *index.Store, a *applier, res *Result) error {
-	if err := store.Scan(); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
-	if _, err := store.WriteIndex(); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
+// finish makes the compaction commit through the transaction, which
+// rebuilds the indexes first. It returns the index files that settle
+// wrote, for a rollback.
+func (c *Compactor) finish(ctx context.Context, tx *txn.Tx, a *applier, res *Result) ([]string, error) {
 	if len(a.touched) == 0 {
-		return nil
+		return nil, nil
 	}
-	touched := a.touched
-	msg := commitMessage(res)
-	done, err := c.opts.Git.CommitPending(ctx, func(rel string) bool { return touched[rel] || index.IsIndex(rel) },
-		func([]string) string { return msg })
+	done, err := tx.Commit(ctx, commitMessage(res))
 	if err != nil {
-		return fmt.Errorf("compaction commit: %w", err)
+		return done.Written.Paths, fmt.Errorf("compaction commit: %w", err)
 	}
-	res.Commit = done.Hash
-	return nil
+	res.Commit = done.Commit
+	return nil, nil
 }

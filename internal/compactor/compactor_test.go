@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestGoodPlan(t *testing.T) {
@@ -121,7 +123,7 @@ func TestCheckpointCommitsPendingChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	subj := f.subjects()
-	if subj[0] != "memory: compaction (merged 0, deleted 1, rewrote 0, flagged 0)" || subj[1] != CheckpointSubject {
+	if subj[0] != "memory: compaction (merged 0, deleted 1, rewrote 0, flagged 0)" || subj[1] != commitmsg.CheckpointSubject {
 		t.Fatalf("subjects %q", subj)
 	}
 	if got := git(t, f.root, "rev-parse", "HEAD^"); got != res.Checkpoint {
@@ -161,7 +163,7 @@ func TestMinEntries(t *testing.T) {
 
 func TestNoGit(t *testing.T) {
 	f := newFixture(t, store(), nil)
-	c := f.compactor(time.Second, func(o *Options) { o.Git = nil })
+	c := f.compactor(time.Second, func(o *Options) { o.Folder = f.folder(nil, time.Second) })
 	if _, err := f.run(c); !errors.Is(err, ErrNoGit) || err.Error() != "no git repository: compaction needs a checkpoint" {
 		t.Fatalf("err %v", err)
 	}
@@ -170,9 +172,11 @@ func TestNoGit(t *testing.T) {
 	}
 }
 
-func TestLockHeld(t *testing.T) {
+// TestPassLockHeld: a second pass is refused at once, naming the holder,
+// before the model is asked.
+func TestPassLockHeld(t *testing.T) {
 	f := newFixture(t, store(), nil)
-	lock, err := state.TryLock(f.stateDir, state.WriteLock, "pid 1, someone else")
+	lock, err := state.TryLock(f.stateDir, PassLock, "pid 1, someone else")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +187,69 @@ func TestLockHeld(t *testing.T) {
 	}
 	if len(f.srv.Requests()) != 0 {
 		t.Error("the model was asked")
+	}
+}
+
+// TestPlansWithoutTheWriteLock: the model is asked while another writer
+// holds the write lock, which the pass takes only once the model answered;
+// the writer's change made meanwhile survives, and the rest of the plan is
+// applied.
+func TestPlansWithoutTheWriteLock(t *testing.T) {
+	var f *fixture
+	var lock *state.Lock
+	edited := mem("user", "email", "work mail", "ana@corp.example, saved meanwhile")
+	f = newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
+		// A writer holds the lock during the call, writes and lets go.
+		if !state.Held(f.stateDir, state.WriteLock) {
+			t.Error("the write lock is free during the model call; the test holds it")
+		}
+		f.write("user-email.md", edited)
+		lock.Unlock()
+		return plan(
+			map[string]any{"op": "rewrite", "file": "user-email.md", "body": "ana@example.com, tidied", "reason": "tidy"},
+			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+	})
+	var err error
+	if lock, err = state.TryLock(f.stateDir, state.WriteLock, "pid 1, memoryd add"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.run(f.compactor(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 1 || res.Rewrote != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "changed since the plan was made") {
+		t.Fatalf("result %+v", res)
+	}
+	if f.read("user-email.md") != edited || f.exists("project-old-deadline.md") {
+		t.Errorf("files %v", f.files())
+	}
+	if got := git(t, f.root, "show", res.Checkpoint+":memory/user-email.md"); got != strings.TrimSpace(edited) {
+		t.Errorf("the change made during the call is not in the checkpoint: %q", got)
+	}
+}
+
+// TestWriteLockHeldPastTheWait: when another writer keeps the write lock
+// past the transaction's wait after the model answered, the pass fails
+// with nothing written and no commit.
+func TestWriteLockHeldPastTheWait(t *testing.T) {
+	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply { return plan(goodOps()...) })
+	lock, err := state.TryLock(f.stateDir, state.WriteLock, "pid 1, someone else")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	f.write("user-pending.md", mem("user", "pending", "Pending", "Not committed."))
+	before, head := f.files(), f.head()
+	c := f.compactor(10*time.Second, func(o *Options) { o.Folder = f.folder(o.Folder.Repo(), 300*time.Millisecond) })
+	_, err = f.run(c)
+	if !errors.Is(err, txn.ErrBusy) || !errors.Is(err, state.ErrLocked) || !strings.Contains(err.Error(), "someone else") {
+		t.Fatalf("err %v", err)
+	}
+	if f.head() != head || !maps.Equal(before, f.files()) {
+		t.Error("the pass changed something without the write lock")
+	}
+	if state.Held(f.stateDir, PassLock) {
+		t.Error("the pass lock is still held")
 	}
 }
 
@@ -282,7 +349,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	})
 	f.write("user-pending.md", mem("user", "pending", "Pending", "Not committed."))
 	before, head := f.files(), f.head()
-	res, err := f.compactor(10*time.Second, func(o *Options) { o.Git = nil }).Plan(t.Context())
+	res, err := f.compactor(10*time.Second, func(o *Options) { o.Folder = f.folder(nil, time.Second) }).Plan(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,9 +87,11 @@ func (a *applier) flag(p *planned) error {
 	if err := a.save(index.ConflictsFile); err != nil {
 		return err
 	}
+	// Not a memory file: written here, committed by the transaction.
 	if _, err := atomicfile.Write(a.dir, index.ConflictsFile, b.Bytes(), 0o644); err != nil {
 		return err
 	}
+	a.tx.Touched(index.ConflictsFile)
 	a.touched[index.ConflictsFile] = true
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/protocol"
 	"github.com/memoryd/memoryd/internal/stamp"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
@@ -96,7 +96,7 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 	git(t, f.root, "add", "-A")
 	git(t, f.root, "commit", "-q", "-m", "initial")
 	f.srv = llmtest.NewServer(t, handler)
-	f.opts = Options{Dir: f.dir, StateDir: f.stateDir, Model: "openai/test-model",
+	f.opts = Options{StateDir: f.stateDir, Model: "openai/test-model",
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil))}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -106,7 +106,14 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 	return f
 }
 
-// compactor returns a Compactor on the fixture with the real openai client.
+// folder is the fixture's write transaction over repo (none when nil),
+// whose Begin waits up to wait for the write lock.
+func (f *fixture) folder(repo *gitstore.Repo, wait time.Duration) *txn.Folder {
+	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Wait: wait})
+}
+
+// compactor returns a Compactor on the fixture with the real openai client,
+// writing through a transaction over the fixture's repository.
 func (f *fixture) compactor(timeout time.Duration, change ...func(*Options)) *Compactor {
 	f.t.Helper()
 	client, err := llm.New(llm.Options{Provider: "openai", BaseURL: f.srv.OpenAIURL(), Timeout: timeout,
@@ -119,7 +126,7 @@ func (f *fixture) compactor(timeout time.Duration, change ...func(*Options)) *Co
 		f.t.Fatal(err)
 	}
 	opts := f.opts
-	opts.LLM, opts.Git = client, repo
+	opts.LLM, opts.Folder = client, f.folder(repo, 5*time.Second)
 	for _, c := range change {
 		c(&opts)
 	}
@@ -217,13 +224,6 @@ func goodOps() []map[string]any {
 			"body": "Ana's work email is ana@example.com.", "reason": "clearer"},
 		{"op": "flag", "files": []string{"user-editor-a.md", "user-editor-b.md"}, "note": "vim or emacs?"},
 	}
-}
-
-// gitAddAll stages everything in root, ignoring errors (a test fake's side effect).
-func gitAddAll(root string) {
-	cmd := exec.Command("git", "add", "-A")
-	cmd.Dir = root
-	cmd.Run()
 }
 
 // unstamped is stamp.Strip.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/protocol"
@@ -37,7 +38,7 @@ func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result, 
 			"file", m.File, "budget", c.opts.Budget)
 	}
 	res.Batches = len(batches)
-	system := systemPrompt(protocol.Load(c.opts.Dir))
+	system := systemPrompt(protocol.Load(c.dir))
 	for i := range batches {
 		b := &batches[i]
 		if c.opts.Progress != nil {
@@ -166,11 +167,10 @@ func prepareItems(mems []*index.Memory) []item {
 
 // commitMessage is the compaction commit's message: the subject with the
 // counts, then the checkpoint and one line per applied and skipped op, and
-// last a trailer with the tokens the pass spent ("Tokens: 1234"; 0 when
-// only deterministic merges ran).
-func commitMessage(res *Result) string {
+// the trailers: a compaction by a model, and the tokens the pass spent
+// ("Tokens: 1234"; 0 when only deterministic merges ran).
+func commitMessage(res *Result) commitmsg.Message {
 	var b strings.Builder
-	b.WriteString(CompactionPrefix + " (" + res.Summary() + ")\n\n")
 	if res.Checkpoint != "" {
 		b.WriteString("Checkpoint: " + res.Checkpoint + "\n")
 	}
@@ -180,6 +180,6 @@ func commitMessage(res *Result) string {
 	for _, s := range res.Skipped {
 		b.WriteString("- skipped " + clip(s.Op.String(), 120) + ": " + s.Reason + "\n")
 	}
-	fmt.Fprintf(&b, "\nTokens: %d\n", res.Tokens)
-	return b.String()
+	return commitmsg.Message{Subject: commitmsg.CompactionPrefix + " (" + res.Summary() + ")", Body: b.String(),
+		Kind: commitmsg.KindCompaction, Writer: commitmsg.Model, Tokens: res.Tokens}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // TestCommitMessageEndsWithTokens: the compaction commit's message ends
-// with a trailer giving the tokens the pass spent, as the provider
-// reported them.
+// with its trailers: a compaction, by a model, and the tokens the pass
+// spent, as the provider reported them.
 func TestCommitMessageEndsWithTokens(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply { return plan(goodOps()...).WithTokens(4000, 321) })
 	res, err := f.run(f.compactor(10 * time.Second))
@@ -21,7 +21,7 @@ func TestCommitMessageEndsWithTokens(t *testing.T) {
 		t.Fatalf("result tokens %d", res.Tokens)
 	}
 	body := git(t, f.root, "log", "-1", "--format=%B")
-	if !strings.HasSuffix(body, "\n\nTokens: 4321") {
+	if !strings.HasSuffix(body, "\n\nMemoryd-Kind: compaction\nMemoryd-Writer: model\nTokens: 4321") {
 		t.Errorf("message does not end with the tokens:\n%s", body)
 	}
 	if got := git(t, f.root, "log", "-1", "--format=%(trailers:key=Tokens,valueonly)"); got != "4321" {

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // ErrChangedOnDisk is returned when a file a pass planned to write changed
@@ -21,52 +23,37 @@ var ErrChangedOnDisk = errors.New("a memory file changed during extraction")
 // merge, rebase, cherry-pick or revert: nothing is written until it ends.
 var ErrInOperation = errors.New("repository is in the middle of a merge, rebase, cherry-pick or revert")
 
-// lock takes the folder's write lock, shared by every git writer. A held lock
-// is reported as an error wrapping gitstore.ErrBusy, so the caller retries.
-func (x *Extractor) lock() (*state.Lock, error) {
-	l, err := state.TryLock(x.opts.StateDir, state.WriteLock, x.opts.LockOwner)
-	if errors.Is(err, state.ErrLocked) {
-		return nil, fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
-	}
-	return l, err
-}
+// marksLock is the lock file, in the state folder, of the read-modify-write
+// of the watermarks file across processes (the daemon and `memoryd
+// extract`). It is held for a moment only; it is not the write lock.
+const marksLock = state.WatermarksFile + ".lock"
 
-// editMarks edits the watermarks file; the caller holds the write lock.
+// editMarks edits the watermarks file under its lock.
 func (x *Extractor) editMarks(edit func(watermarks)) error {
 	x.marksMu.Lock()
 	defer x.marksMu.Unlock()
+	l, err := state.LockWait(x.opts.StateDir, marksLock)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
 	return editMarks(x.opts.StateDir, edit)
 }
 
 // advance moves a session's watermark after a pass that wrote nothing.
 func (x *Extractor) advance(key string, mark transcript.Watermark) error {
-	l, err := x.lock()
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
 	return x.editMarks(func(m watermarks) { m[key] = mark })
 }
 
 // drop forgets a session's watermark.
 func (x *Extractor) drop(key string) error {
-	l, err := x.lock()
-	if err != nil {
-		return err
-	}
-	defer l.Unlock()
 	return x.editMarks(func(m watermarks) { delete(m, key) })
 }
 
-// apply writes the planned changes, rebuilds the index and commits, all under
-// the write lock, then advances the watermark. Every planned file is checked
-// against the state it was planned on before any is written.
+// apply writes the planned changes and commits them through the write
+// transaction, then advances the watermark: a pass whose commit failed
+// runs again.
 func (x *Extractor) apply(ctx context.Context, res Result, key string, mark transcript.Watermark) (Result, error) {
-	l, err := x.lock()
-	if err != nil {
-		return res, err
-	}
-	defer l.Unlock()
 	if len(res.Changes) > 0 {
 		if err := x.write(ctx, &res); err != nil {
 			res.Changes = nil
@@ -79,80 +66,75 @@ func (x *Extractor) apply(ctx context.Context, res Result, key string, mark tran
 	return res, nil
 }
 
-// write puts the changes into the folder and commits them with MEMORY.md.
+// write begins the transaction — only now, after the model answered —
+// checks every planned file against the version the plan read before any
+// is written, writes the changes and commits them with the indexes.
 func (x *Extractor) write(ctx context.Context, res *Result) error {
-	repo := x.deps.Repo
-	if repo == nil {
+	repo, folder := x.deps.Repo, x.opts.Folder
+	if repo == nil || folder == nil || folder.Repo() == nil {
 		return errors.New("no git repository: extraction writes nothing without one")
 	}
-	if repo.InOperation() {
-		return ErrInOperation
+	tx, err := folder.Begin(ctx, x.opts.Who)
+	switch {
+	case errors.Is(err, txn.ErrBusy) && repo.InOperation():
+		return fmt.Errorf("%w: %w", ErrInOperation, err)
+	case errors.Is(err, txn.ErrBusy):
+		// Another writer held the lock past the wait: retry later.
+		return fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
+	case err != nil:
+		return err
 	}
+	defer tx.Close()
 	if err := repo.Busy(); err != nil {
 		return err
 	}
 	for _, c := range res.Changes {
-		if err := x.unchanged(c); err != nil {
-			return err
+		if _, err := tx.Check(c.File, c.prev); err != nil {
+			return fmt.Errorf("%w: %w", ErrChangedOnDisk, err)
 		}
 	}
-	paths := make([]string, 0, len(res.Changes)+1)
 	var written []Change
 	for _, c := range res.Changes {
-		changed, err := index.WriteMemory(x.opts.MemoryDir, c.File, c.Data)
-		if err != nil {
+		if same(c) {
+			continue
+		}
+		if err := tx.Write(c.File, c.Data, c.prev); err != nil {
 			return err
 		}
-		if changed {
-			written = append(written, c)
-			paths = append(paths, c.File)
-		}
+		written = append(written, c)
 	}
 	res.Changes = written
 	if len(written) == 0 {
 		return nil
 	}
-	if err := x.store.Scan(); err != nil {
-		return fmt.Errorf("read memory folder: %w", err)
-	}
-	if _, err := x.store.WriteIndex(); err != nil {
-		return err
-	}
-	// The written files and the indexes they changed (MEMORY.md and the
-	// projects' MEMORY.<slug>.md), nothing else pending.
-	ours := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		ours[p] = true
-	}
-	msg := commitMessage(res.Source, res.Session, written, res.Tokens)
-	done, err := repo.CommitPending(ctx, func(rel string) bool { return ours[rel] || index.IsIndex(rel) },
-		func([]string) string { return msg })
+	done, err := tx.Commit(ctx, commitMessage(res.Source, res.Session, written, res.Tokens))
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	res.Commit = done.Hash
+	res.Commit = done.Commit
 	return nil
 }
 
-// unchanged checks that a planned file is as it was when the pass read it:
-// absent for a create, the same bytes for an update (index.ReadCurrent).
-func (x *Extractor) unchanged(c Change) error {
-	if _, err := index.ReadCurrent(x.opts.MemoryDir, c.File, c.prev); err != nil {
-		return fmt.Errorf("%w: %w", ErrChangedOnDisk, err)
+// same reports whether a change would write the bytes its file already
+// holds (the version it was planned on).
+func same(c Change) bool {
+	if c.prev == "" {
+		return false
 	}
-	return nil
+	m, err := index.Parse(c.File, c.Data)
+	return err == nil && m.Hash == c.prev
 }
 
 // commitMessage is "memory: extract from <source> session <id>", a line
-// per file, and last a trailer with the tokens the pass spent
-// ("Tokens: 1234"; git log --format='%(trailers:key=Tokens)' lists them).
-func commitMessage(source, id string, changes []Change, tokens int) string {
+// per file, and the trailers: an extraction by a model, and the tokens the
+// pass spent ("Tokens: 1234"; git log --format='%(trailers:key=Tokens)'
+// lists them).
+func commitMessage(source, id string, changes []Change, tokens int) commitmsg.Message {
 	var b strings.Builder
-	fmt.Fprintf(&b, "memory: extract from %s session %s\n\n", source, id)
 	for _, c := range changes {
 		verb := map[string]string{"create": "created", "update": "updated", "propose": "proposed for review:"}[c.Action]
 		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
 	}
-	fmt.Fprintf(&b, "\nTokens: %d\n", tokens)
-	return b.String()
+	return commitmsg.Message{Subject: fmt.Sprintf("memory: extract from %s session %s", source, id), Body: b.String(),
+		Kind: commitmsg.KindExtraction, Writer: commitmsg.Model, Tokens: tokens}
 }

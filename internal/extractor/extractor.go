@@ -4,6 +4,12 @@
 // the memory files, rebuilds MEMORY.md, commits, and only then advances the
 // watermark.
 //
+// A pass plans without the write lock — the scan, the prompt, the model call
+// and the gate — and only then writes through the folder's write
+// transaction (package txn): Begin, the re-check of every file against the
+// version the plan read (content hash), the writes, the commit. A person's
+// or an agent's write never waits for the model.
+//
 // A pass is bounded: at most Options.MaxMessages messages (the newest, when
 // more are new) and Options.MaxTranscript characters of transcript, with the
 // existing memories' bodies as context up to Options.MaxContext characters
@@ -43,8 +49,8 @@ import (
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/protocol"
-	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Default bounds of one pass (the design's figures).
@@ -58,27 +64,30 @@ const (
 // has no new messages, or no longer exists. No LLM call was made.
 var ErrNothingToDo = errors.New("nothing new to extract")
 
-// Repo is what a pass needs of the notes repository (gitstore.Repo).
+// Repo is what a pass asks of the notes repository besides the
+// transaction's commit: the checks and the reads (gitstore.Repo).
 type Repo interface {
 	InOperation() bool
 	Busy() error
-	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 }
 
 // Options configure an Extractor. Zero bounds take the defaults.
 type Options struct {
-	MemoryDir string // the memory folder
-	StateDir  string // the folder's state directory: watermarks and the write lock
-	Model     string // "provider/model"
+	// Folder is the memory folder's write transaction, the only way a pass
+	// writes and commits; the pass also plans from its folder.
+	Folder   *txn.Folder
+	StateDir string // the folder's state directory: the watermarks
+	Model    string // "provider/model"
 
 	MaxMessages   int // messages per pass
 	MaxTranscript int // characters of transcript per pass
 	MaxContext    int // characters of existing memory bodies per pass
 
-	// LockOwner describes this process in the write lock ("pid 42, memoryd run").
-	LockOwner string
-	Logger    *slog.Logger
+	// Who names this process in the write lock ("memoryd run"); "" gives
+	// "memoryd extraction".
+	Who    string
+	Logger *slog.Logger
 	// Review reports whether a fact of a type waits in the inbox for a
 	// person (extract.review); nil means none does.
 	Review func(typ string) bool
@@ -95,11 +104,15 @@ type Deps struct {
 // passes run one at a time.
 type Extractor struct {
 	opts Options
+	dir  string // the memory folder
 	deps Deps
 	log  *slog.Logger
 
-	pass  sync.Mutex   // one pass at a time in this process; guards store
-	store *index.Store // parsed memory files, reused between passes
+	pass sync.Mutex // one pass at a time in this process; guards store
+	// store is the parsed memory files, reused between passes so that a
+	// pass parses only what changed. Planning only scans it; the
+	// transaction writes.
+	store *index.Store
 
 	marksMu sync.Mutex // serializes edits of the watermarks file in this process
 
@@ -118,15 +131,16 @@ func New(opts Options, deps Deps) *Extractor {
 	if opts.MaxContext <= 0 {
 		opts.MaxContext = DefaultMaxContext
 	}
-	if opts.LockOwner == "" {
-		opts.LockOwner = state.Owner("memoryd extraction")
+	if opts.Who == "" {
+		opts.Who = "memoryd extraction"
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Extractor{opts: opts, deps: deps, log: log.With("component", "extractor"),
-		store: index.NewStore(opts.MemoryDir), dirs: map[string]string{}}
+	dir := opts.Folder.Dir()
+	return &Extractor{opts: opts, dir: dir, deps: deps, log: log.With("component", "extractor"),
+		store: opts.Folder.NewStore(), dirs: map[string]string{}}
 }
 
 // Result describes one pass.
@@ -199,6 +213,8 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		}
 		return res, x.advance(key, b.mark)
 	}
+	// The plan is made without the write lock; the transaction re-checks
+	// what it read (Change.prev) before writing.
 	if err := x.store.Scan(); err != nil {
 		return res, fmt.Errorf("read memory folder: %w", err)
 	}
@@ -206,7 +222,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	mem := buildContext(snap.Memories, tr.text, x.opts.MaxContext)
 	req := llm.Request{
 		Task: "extract", Model: x.opts.Model, JSON: true,
-		System: systemPrompt(protocol.Load(x.opts.MemoryDir)),
+		System: systemPrompt(protocol.Load(x.dir)),
 		Prompt: userPrompt(x.project(ctx, source, id), mem, tr, b.total),
 	}
 	res.Sent = tr.shown
@@ -410,11 +426,6 @@ func (x *Extractor) prune(l listing) error {
 	for _, s := range l.sessions {
 		listed[Key(s.Source, s.ID)] = true
 	}
-	lock, err := x.lock()
-	if err != nil {
-		return nil // best effort: a pass or another process is writing; prune next time
-	}
-	defer lock.Unlock()
 	return x.editMarks(func(m watermarks) {
 		for key := range m {
 			src, _, _ := cutKey(key)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/transcript"
+	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
@@ -210,12 +212,18 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	}
 	t.Cleanup(func() { src.Close() })
 	e.src = src
-	o := Options{MemoryDir: e.mem, StateDir: e.state, Model: "test/model"}
+	o := Options{Folder: e.folder(), StateDir: e.state, Model: "test/model"}
 	for _, f := range opts {
 		f(&o)
 	}
 	e.x = New(o, Deps{LLM: e.llm.completer(), Repo: e.repo, Sources: FixedSources(src)})
 	return e
+}
+
+// folder is the env's write transaction; Begin waits a short while for
+// the write lock, so that a test of a held lock is quick.
+func (e *env) folder() *txn.Folder {
+	return txn.New(txn.Options{Dir: e.mem, StateDir: e.state, Repo: e.repo, Wait: 300 * time.Millisecond})
 }
 
 func (e *env) write(name, content string) {
@@ -239,12 +247,13 @@ func (e *env) read(name string) string {
 	return string(data)
 }
 
-// files lists the memory folder's markdown files other than MEMORY.md.
+// files lists the memory folder's markdown files other than MEMORY.md and
+// PROTOCOL.md (which every transaction writes when missing).
 func (e *env) files() []string {
 	ents, _ := os.ReadDir(e.mem)
 	var out []string
 	for _, d := range ents {
-		if strings.HasSuffix(d.Name(), ".md") && d.Name() != "MEMORY.md" {
+		if strings.HasSuffix(d.Name(), ".md") && d.Name() != "MEMORY.md" && d.Name() != "PROTOCOL.md" {
 			out = append(out, d.Name())
 		}
 	}

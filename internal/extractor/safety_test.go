@@ -105,6 +105,33 @@ func TestExtractWatermarkOnlyAfterCommit(t *testing.T) {
 	}
 }
 
+// TestExtractPlansWithoutTheWriteLock: the model is asked while another
+// writer holds the write lock; the pass takes it only to write, once the
+// model answered and the writer let go.
+func TestExtractPlansWithoutTheWriteLock(t *testing.T) {
+	e := newEnv(t)
+	e.db.session("ses_1", "/w")
+	e.db.turn("ses_1", "Remember: tabs, always.", "Noted.")
+	l, err := state.TryLock(e.state, state.WriteLock, "pid 1, memoryd add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.llm.set(func(llm.Request) (string, error) {
+		if !state.Held(e.state, state.WriteLock) {
+			t.Error("the write lock is free during the model call; the test holds it")
+		}
+		l.Unlock()
+		return js(obj{"memories": []obj{mem("create", "feedback", "prefers-tabs", "Prefers tabs over spaces", tabsBody)}}), nil
+	})
+	res, err := e.x.Extract(ctx, "opencode", "ses_1")
+	if err != nil || len(res.Changes) != 1 || res.Commit == "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, ok, _ := e.x.Watermark("opencode", "ses_1"); !ok {
+		t.Error("watermark not advanced")
+	}
+}
+
 func TestExtractHandEditDuringLLMCall(t *testing.T) {
 	e := newEnv(t)
 	e.writeByModel("user-editor.md", memoryFile("user", "editor", "Editor", "Uses helix as the editor everywhere."))

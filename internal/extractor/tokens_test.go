@@ -9,7 +9,8 @@ import (
 )
 
 // TestCommitMessageEndsWithTokens: the extraction commit's message ends
-// with a trailer giving the tokens of the pass's model call.
+// with its trailers: an extraction, by a model, and the tokens of the
+// pass's model call.
 func TestCommitMessageEndsWithTokens(t *testing.T) {
 	e := newEnv(t)
 	e.db.session("ses_1", "/home/ana/proj")
@@ -27,7 +28,10 @@ func TestCommitMessageEndsWithTokens(t *testing.T) {
 	}
 	body := git(t, e.notes, "log", "-1", "--format=%B")
 	if !strings.HasPrefix(body, "memory: extract from opencode session ses_1\n\ncreated feedback-prefers-tabs.md\n") ||
-		!strings.HasSuffix(body, "\n\nTokens: 2034") {
+		!strings.HasSuffix(body, "\n\nMemoryd-Kind: extraction\nMemoryd-Writer: model\nTokens: 2034") {
 		t.Errorf("message:\n%s", body)
+	}
+	if got := git(t, e.notes, "log", "-1", "--format=%(trailers:key=Tokens,valueonly)"); got != "2034" {
+		t.Errorf("Tokens trailer %q", got)
 	}
 }

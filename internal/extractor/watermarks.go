@@ -29,8 +29,8 @@ func loadMarks(stateDir string) (watermarks, error) {
 }
 
 // editMarks reads the watermarks, lets edit change them and writes them back
-// when it did. Callers serialize edits (the extractor's mutex, and the write
-// lock across processes).
+// when it did. Callers serialize edits (Extractor.editMarks: its mutex, and
+// the watermarks' lock across processes).
 func editMarks(stateDir string, edit func(m watermarks)) error {
 	m, err := loadMarks(stateDir)
 	if err != nil {

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 )
 
 func TestKindOf(t *testing.T) {
 	for subject, want := range map[string]string{
 		"memory: compaction (merged 1, deleted 0, rewrote 0, flagged 0)": KindCompaction,
-		compactor.CheckpointSubject:                                      KindCheckpoint,
+		commitmsg.CheckpointSubject:                                      KindCheckpoint,
 		"memory: extract from opencode session ses_1":                    KindExtraction,
 		"memory: add user-x.md (cli)":                                    KindAdd,
 		"memory: replace user-x.md (mcp)":                                KindReplace,

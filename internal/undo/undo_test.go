@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
@@ -27,9 +27,9 @@ func fixture(t *testing.T) (dir string, repo *gitstore.Repo) {
 	dir, repo = newRepo(t)
 	write(t, dir, "user-a.md", "a")
 	write(t, dir, "user-b.md", "b")
-	commitAll(t, dir, compactor.CheckpointSubject)
+	commitAll(t, dir, commitmsg.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
-	commitAll(t, dir, compactor.CompactionPrefix+" (merged 0, deleted 1, rewrote 0, flagged 0)")
+	commitAll(t, dir, commitmsg.CompactionPrefix+" (merged 0, deleted 1, rewrote 0, flagged 0)")
 	return dir, repo
 }
 
@@ -308,7 +308,7 @@ func TestUndoDanglingCheckpoint(t *testing.T) {
 	dir, repo := newRepo(t)
 	write(t, dir, "user-a.md", "a")
 	write(t, dir, "user-b.md", "b")
-	commitAll(t, dir, compactor.CheckpointSubject)
+	commitAll(t, dir, commitmsg.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	write(t, dir, "user-a.md", "a merged")
 	res, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
@@ -319,7 +319,7 @@ func TestUndoDanglingCheckpoint(t *testing.T) {
 	dir, repo = newRepo(t)
 	write(t, dir, "user-a.md", "a")
 	write(t, dir, "user-b.md", "b")
-	cp := commitAll(t, dir, compactor.CheckpointSubject)
+	cp := commitAll(t, dir, commitmsg.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	commitAll(t, dir, "memory: update user-b.md")
 	res, err = Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
