@@ -168,6 +168,8 @@ func BenchmarkSearch10k(b *testing.B) {
 		{"all", Query{Words: common, Project: "memoryd", All: true}},
 		{"type", Query{Words: common, Project: "memoryd", Type: "reference"}},
 		{"fallback", Query{Words: "tabs " + rare, Project: "memoryd", All: true}},
+		{"every", Query{Words: "apply", Project: "memoryd", All: true}}, // a word in every fact
+		{"question30", Query{Words: question30(x), Project: "memoryd", All: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			defer startCPU().report(b)
@@ -179,6 +181,26 @@ func BenchmarkSearch10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// question30 is a question of 30 words, a third of them stop words, the
+// rest words of the vocabulary from the commonest down.
+func question30(x *Index) string {
+	rows, err := x.db.Query(`SELECT form FROM term WHERE length(form) > 4 ORDER BY length(postings) DESC LIMIT 20`)
+	if err != nil {
+		return "which tabs do I use"
+	}
+	defer rows.Close()
+	words := []string{"which", "of", "the"}
+	for rows.Next() {
+		var w string
+		rows.Scan(&w)
+		words = append(words, w)
+		if len(words)%3 == 0 {
+			words = append(words, "what")
+		}
+	}
+	return strings.Join(words[:min(30, len(words))], " ")
 }
 
 // benchWord returns a word of the vocabulary that many facts have (common)

@@ -265,6 +265,7 @@ func (x *Index) find(ctx context.Context, q Query, p parsed) ([]Hit, error) {
 	}
 	f := newFilter(q)
 	top := s.top(f, limit, nil)
+	var ps *scorer // the prefix search's, for the facts only it found
 	if len(top) < limit && len(p.last) >= 2 {
 		lists, err := prefixLists(ctx, conn, p.last)
 		if err != nil {
@@ -275,19 +276,22 @@ func (x *Index) find(ctx context.Context, q Query, p parsed) ([]Hit, error) {
 			for _, c := range top {
 				seen[c.id] = true
 			}
-			ps := newScorer(v.docs)
+			ps = newScorer(v.docs)
 			ps.scoreWord([]*alt{{word: p.last, weight: prefixWeight, kind: "prefix", lists: lists}})
 			more := ps.top(f, limit-len(top), seen)
 			for i := range more {
 				more[i].prefix = true
 			}
 			top = append(top, more...)
-			s.words = append(s.words, ps.words...)
 		}
 	}
 	hits := make([]Hit, 0, len(top))
 	for _, c := range top {
-		h, err := x.hit(ctx, conn, s, c, q.Explain)
+		by := s
+		if c.prefix {
+			by = ps
+		}
+		h, err := x.hit(ctx, conn, by, c, q.Explain)
 		if err != nil {
 			return nil, err
 		}

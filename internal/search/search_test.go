@@ -354,3 +354,24 @@ func TestCommonWordOfAType(t *testing.T) {
 		t.Errorf("Search(%q, type user) = %d facts, want 5", q.Words, len(got))
 	}
 }
+
+// openFTS opens an in-memory FTS5 table t with the porter tokenizer and its
+// vocabulary v.
+func openFTS(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	for _, stmt := range []string{
+		`CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'porter ascii')`,
+		`CREATE VIRTUAL TABLE v USING fts5vocab(t, row)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
