@@ -19,11 +19,12 @@ import (
 func init() {
 	register(&command{
 		name:    "search",
-		args:    "[--project=SLUG] [--all] [--type=T] [-n=N] [--json] WORDS...",
+		args:    "[--project=SLUG] [--all] [--type=T] [-n=N] [--json] [--explain] WORDS...",
 		summary: "Search the facts: name and description weigh most; the current project's facts first.",
 		flags: func(fs *flag.FlagSet) {
 			scopeFlags(fs)
 			fs.Int("n", search.DefaultLimit, "at most `N` results")
+			fs.Bool("explain", false, "show why each fact ranked where it did: the words matched, how, where, and their scores")
 		},
 		run: runSearch,
 	})
@@ -67,7 +68,8 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	n, _ := strconv.Atoi(flagString(fs, "n"))
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
-		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n}
+		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n,
+		Explain: flagString(fs, "explain") == "true"}
 	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
 	if errors.Is(err, search.ErrNoWords) {
 		return usageError{fmt.Sprintf("give words to search for: %q has no letters or digits", q.Words)}
@@ -86,8 +88,30 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		if h.Snippet != "" {
 			fmt.Fprintf(e.stdout, "    %s\n", h.Snippet)
 		}
+		if h.Explain != nil {
+			printExplain(e.stdout, h)
+		}
 	}
 	return nil
+}
+
+// printExplain prints why a hit ranked where it did, under it.
+func printExplain(w io.Writer, h search.Hit) {
+	x := h.Explain
+	fmt.Fprintf(w, "    score %.3f = text %.3f × scope %.2f", h.Score, x.Text, x.Boost)
+	if x.Pinned {
+		fmt.Fprint(w, "; pinned")
+	}
+	if x.Updated != "" {
+		fmt.Fprintf(w, "; updated %s", x.Updated)
+	}
+	if x.Prefix {
+		fmt.Fprint(w, "; found by the last word as a prefix, after the other hits")
+	}
+	fmt.Fprintln(w)
+	for _, t := range x.Terms {
+		fmt.Fprintf(w, "      %-16s %.3f  %s %s in %s (idf %.2f)\n", t.Word, t.Score, t.Match, strings.Join(t.Forms, ", "), t.Fields, t.IDF)
+	}
 }
 
 func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
