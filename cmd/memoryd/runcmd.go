@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/logfile"
@@ -38,20 +39,23 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 	if err != nil {
 		return err
 	}
-	lock, err := state.TryLock(f.stateDir, state.DaemonLock, state.Owner("memoryd run for "+f.dir))
+	inst, err := state.LockInstance(f.stateDir, f.dir, state.Owner("memoryd run for "+f.dir))
 	if errors.Is(err, state.ErrLocked) {
 		return fmt.Errorf("another memoryd is already running for %s: %w", f.dir, err)
 	}
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
+	defer inst.Unlock()
+	defer out.close()
+	defer func() { out.failed(err) }()
 	if lf, lerr := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax); lerr != nil {
 		f.log.Warn("no log file in the state folder; logging to standard error only", "err", lerr)
 	} else {
 		out.attach(lf)
-		defer lf.Close()
-		defer func() { out.failed(err) }()
+	}
+	if ferr := inst.FolderErr(); ferr != nil {
+		f.log.Warn("the single-instance lock rests on the state folder alone: deleting it under the daemon lets a second one start", "err", ferr)
 	}
 	if p := f.gitProblem(); p != "" {
 		f.log.Warn(p)
@@ -67,9 +71,74 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 		// limit is, so a store near it is easy to diagnose.
 		f.log.Info("open file limit", "soft", soft, "hard", hard)
 	}
-	err = daemon.New(daemonOptions(f), deps).Run(ctx)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	reset := make(chan struct{}, 1)
+	deps.StateReset = reset
+	var lost error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if lost = keepInstance(runCtx, f, inst, out, reset); lost != nil {
+			stop()
+		}
+	})
+	err = daemon.New(daemonOptions(f), deps).Run(runCtx)
+	stop()
+	wg.Wait()
+	if err == nil && lost != nil {
+		err = lost
+	}
 	f.log.Info("memoryd stopped")
 	return err
+}
+
+// instanceCheck is how often a running daemon checks that its state
+// folder, with the lock file in it, is still there.
+const instanceCheck = time.Second
+
+// keepInstance keeps the daemon's single-instance lock and state folder
+// until ctx ends: when the state folder was deleted (or its lock file
+// replaced) it recreates the folder, locks the new lock file, reopens the
+// log file there and tells the daemon on reset, which publishes its status
+// again. It returns an error only when another daemon took the lock in the
+// meantime, which can happen only where the memory folder itself cannot be
+// locked: then this daemon must stop.
+func keepInstance(ctx context.Context, f *folder, inst *state.Instance, out *daemonLog, reset chan<- struct{}) error {
+	t := time.NewTicker(instanceCheck)
+	defer t.Stop()
+	var failing bool // log a failure once, not every second
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		renewed, err := inst.Keep()
+		if errors.Is(err, state.ErrLocked) {
+			return fmt.Errorf("the state folder was deleted and another memoryd took this folder's lock meanwhile; stopping this one: %w", err)
+		}
+		if err != nil {
+			if !failing {
+				f.log.Error("cannot recreate the state folder and its lock; retrying", "state_dir", f.stateDir, "err", err)
+			}
+			failing = true
+			continue
+		}
+		failing = false
+		if !renewed {
+			continue
+		}
+		if lf, lerr := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax); lerr != nil {
+			f.log.Warn("no log file in the recreated state folder; logging to standard error only", "err", lerr)
+		} else {
+			out.attach(lf)
+		}
+		f.log.Warn("the state folder was deleted under the daemon: recreated it and took the single-instance lock again", "state_dir", f.stateDir)
+		select {
+		case reset <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // daemonLog is where `memoryd run` logs: standard error, and from the moment
@@ -93,10 +162,21 @@ func (d *daemonLog) Write(p []byte) (int, error) {
 	return d.w.Write(p)
 }
 
+// attach makes f the log file, closing the one it replaces (a log file
+// of a deleted state folder).
 func (d *daemonLog) attach(f *logfile.File) {
 	d.mu.Lock()
+	old := d.file
 	d.file = f
 	d.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+}
+
+// close closes the log file; what follows goes to standard error only.
+func (d *daemonLog) close() {
+	d.attach(nil)
 }
 
 // failed writes the error that ends `memoryd run` to the log file: the

@@ -35,7 +35,8 @@ func init() {
 type statusReport struct {
 	MemoryDir string `json:"memoryDir"`
 	StateDir  string `json:"stateDir"`
-	// Running is whether a daemon holds the folder's instance lock now.
+	// Running is whether a daemon holds the folder's instance lock now
+	// (state.InstanceHeld: found even when its state folder was deleted).
 	Running    bool          `json:"running"`
 	Service    string        `json:"service,omitempty"`
 	LastCommit *commitReport `json:"lastCommit,omitempty"`
@@ -76,7 +77,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	svc := lookupService(ctx, e)
 	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe()}
-	r.Running = state.Held(f.stateDir, state.DaemonLock)
+	r.Running = state.InstanceHeld(f.stateDir, f.dir)
 	var st daemon.Status
 	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil {
 		r.Daemon = &st

@@ -80,6 +80,10 @@ type Deps struct {
 	// index where agents read it (Codex's AGENTS.md) when it differs there.
 	// It runs on the loop goroutine: it must be quick.
 	Published func() error
+	// StateReset, when set, receives when the state folder was deleted
+	// under the daemon and has been recreated: status.json is published
+	// again at once.
+	StateReset <-chan struct{}
 }
 
 // Searcher is the search cache the daemon keeps current (search.Index).

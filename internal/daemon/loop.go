@@ -152,6 +152,9 @@ func (l *loop) run(ctx context.Context) error {
 		case <-statusT.C:
 			now = time.Now()
 			l.publishStatus(now)
+		case <-l.d.deps.StateReset:
+			now = time.Now()
+			l.publishStatus(now)
 		case r := <-l.results:
 			now = time.Now()
 			l.finish(r, now)

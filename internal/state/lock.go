@@ -27,24 +27,52 @@ func TryLock(dir, name, owner string) (*Lock, error) {
 	if err := Ensure(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, name)
-	fl := flock.New(path, flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
+	fl, ok, err := tryFlock(dir, name)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, err
 	}
 	if !ok {
-		holder, _ := os.ReadFile(path + ".owner")
-		h := strings.TrimSpace(string(holder))
-		if h == "" {
-			h = "unknown process"
-		}
-		return nil, fmt.Errorf("%w (%s; lock file %s)", ErrLocked, h, path)
+		return nil, lockedBy(dir, name)
 	}
-	// The holder describes itself in a file beside the lock, read by whoever
-	// is refused; it is informational only and may be stale after a crash.
-	atomicfile.Write(dir, name+".owner", []byte(owner+"\n"), 0o600)
+	writeOwner(dir, name, owner)
 	return &Lock{fl: fl}, nil
+}
+
+// tryFlock locks dir/name without waiting, creating the file (not the
+// folder) if it is missing; ok is false when another holder has it.
+func tryFlock(dir, name string) (fl *flock.Flock, ok bool, err error) {
+	path := filepath.Join(dir, name)
+	fl = flock.New(path, flock.SetPermissions(0o600))
+	ok, err = fl.TryLock()
+	if err != nil {
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return fl, ok, nil
+}
+
+// lockedBy is the error for the lock dir/name held by another process,
+// quoting what the holder wrote about itself.
+func lockedBy(dir, name string) error {
+	h := readOwner(dir, name)
+	if h == "" {
+		h = "unknown process"
+	}
+	return fmt.Errorf("%w (%s; lock file %s)", ErrLocked, h, filepath.Join(dir, name))
+}
+
+// writeOwner writes the holder's description beside the lock dir/name,
+// read by whoever is refused; it is informational only and may be stale
+// after a crash.
+func writeOwner(dir, name, owner string) error {
+	_, err := atomicfile.Write(dir, name+".owner", []byte(owner+"\n"), 0o600)
+	return err
+}
+
+// readOwner is what the holder of dir/name wrote about itself, "" if
+// nothing.
+func readOwner(dir, name string) string {
+	holder, _ := os.ReadFile(filepath.Join(dir, name+".owner"))
+	return strings.TrimSpace(string(holder))
 }
 
 // Unlock releases the lock.
@@ -63,11 +91,16 @@ func LockWait(dir, name string) (*Lock, error) {
 	return &Lock{fl: fl}, nil
 }
 
-// Held reports whether another process holds the lock dir/name now.
+// Held reports whether another process holds the lock dir/name now. It
+// probes without writing an owner and creates no folder: a missing state
+// folder holds no lock.
 func Held(dir, name string) bool {
-	l, err := TryLock(dir, name, Owner("probe"))
-	if err == nil {
-		l.Unlock()
+	fl, ok, err := tryFlock(dir, name)
+	if err != nil {
+		return false
 	}
-	return errors.Is(err, ErrLocked)
+	if ok {
+		fl.Unlock()
+	}
+	return !ok
 }
