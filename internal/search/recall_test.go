@@ -216,3 +216,21 @@ func (b *plainBM25) search(q string, k int) []int {
 	})
 	return ids[:min(k, len(ids))]
 }
+
+// TestRecallWithoutSynonyms is TestRecall with the synonym list switched
+// off, to show what it adds; it only logs:
+//
+//	go test -run 'TestRecallWithoutSynonyms' -v -count=1 ./internal/search/
+func TestRecallWithoutSynonyms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a benchmark")
+	}
+	saved := synonyms
+	synonyms = map[string][]string{}
+	defer func() { synonyms = saved }()
+	for _, n := range []int{100, 1000, 10000} {
+		for _, line := range runRecall(t, n).table() {
+			t.Log(line)
+		}
+	}
+}
