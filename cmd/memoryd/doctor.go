@@ -26,6 +26,9 @@ func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	o, done := doctorOptions(e, fs)
 	defer done()
 	findings := doctor.Run(ctx, o)
+	if o.InstallErr == nil {
+		findings = append(findings, hookFindings(ctx, o.Install)...)
+	}
 	printFindings(e.stdout, findings)
 	if n := doctor.Problems(findings); n > 0 {
 		return fmt.Errorf("%d problem(s) found", n)

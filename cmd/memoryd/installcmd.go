@@ -16,12 +16,13 @@ import (
 func init() {
 	register(&command{
 		name:    "install",
-		args:    "[--memory-dir DIR] [--opencode] [--claude] [--codex] [--git-init] [--no-service]",
+		args:    "[--memory-dir DIR] [--opencode] [--claude] [--keep-claude-memory] [--codex] [--git-init] [--no-service]",
 		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and the agents' wiring).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("opencode", false, "OpenCode: PROTOCOL.md and MEMORY.md in its instructions, the MCP server, the project-index plugin")
-			fs.Bool("claude", false, "Claude Code: the MCP server, a SessionStart hook running memoryd context, the read-only tools allowed")
-			fs.Bool("codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server")
+			fs.Bool("claude", false, "Claude Code: the MCP server, SessionStart (memoryd context) and UserPromptSubmit (memoryd recall) hooks, the read-only tools allowed, its own auto-memory off")
+			fs.Bool("keep-claude-memory", false, "with --claude: leave Claude Code's own auto-memory on (install turns it off: one memory per agent)")
+			fs.Bool("codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server, trusted SessionStart and UserPromptSubmit hooks")
 			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
 			fs.Bool("no-service", false, "set up everything but the service, and say how to run memoryd yourself")
 		},
@@ -134,6 +135,7 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	o.OpenCode = flagString(fs, "opencode") == "true"
 	o.Claude = flagString(fs, "claude") == "true"
 	o.Codex = flagString(fs, "codex") == "true"
+	o.KeepClaudeMemory = flagBool(fs, "keep-claude-memory")
 	o.GitInit = flagString(fs, "git-init") == "true"
 	o.NoService = flagString(fs, "no-service") == "true"
 	r, err := install.Install(ctx, o)

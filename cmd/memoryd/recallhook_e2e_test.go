@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // The facts of a recall world. The index budget (index.max_lines) and nine
@@ -162,3 +165,173 @@ func TestRecallCommand(t *testing.T) {
 
 // shellWordTest quotes s for sh.
 func shellWordTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// vaultWords are words of the vault fact's body that reach a model's
+// request however the agent escapes its JSON.
+const vaultWords = "rotate it every quarter"
+
+// installedHooks installs memoryd for every agent in w and returns the
+// prompt hooks' and Codex's session-start command lines as the agents'
+// files hold them.
+func installedHooks(t *testing.T, w *agentWorld) (claude, codex, codexStart string, env []string) {
+	t.Helper()
+	env = []string{"CODEX_HOME=" + filepath.Join(w.home, ".codex")}
+	w.install(env, "--claude", "--codex", "--opencode")
+	var settings struct {
+		Hooks map[string][]struct{ Hooks []struct{ Command string } }
+	}
+	var hooks struct {
+		Hooks map[string][]struct{ Hooks []struct{ Command string } }
+	}
+	readJSONFile(t, filepath.Join(w.home, ".codex", "hooks.json"), &hooks)
+	readJSONFile(t, filepath.Join(w.home, ".claude", "settings.json"), &settings)
+	one := func(groups []struct{ Hooks []struct{ Command string } }, what string) string {
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Fatalf("%s: want one memoryd hook, got %v", what, groups)
+		}
+		return groups[0].Hooks[0].Command
+	}
+	return one(settings.Hooks["UserPromptSubmit"], "claude UserPromptSubmit"),
+		one(hooks.Hooks["UserPromptSubmit"], "codex UserPromptSubmit"),
+		one(hooks.Hooks["SessionStart"], "codex SessionStart"), env
+}
+
+func readJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestRecallInstalledHooks drives the hooks install writes, as Claude Code
+// and Codex run them: the prompt hook of each through the four cases, and
+// Codex's session-start hook, which gives the session its project's index.
+func TestRecallInstalledHooks(t *testing.T) {
+	w := newRecallWorld(t)
+	claude, codex, codexStart, _ := installedHooks(t, w)
+	decode := func(out string) string { return additionalContext(t, out) }
+	checkRecallHook(t, w, claude, func(s, cwd, p string) string { return hookPayload("claude-"+s, cwd, p) }, decode)
+	checkRecallHook(t, w, codex, func(s, cwd, p string) string { return hookPayload("codex-"+s, cwd, p) }, decode)
+	start := w.runHook(codexStart, w.appA, `{"session_id":"c1","cwd":"`+w.appA+`","hook_event_name":"SessionStart","source":"startup","model":"m","permission_mode":"default","transcript_path":null}`)
+	if !strings.Contains(start, deployLine) || strings.Contains(start, billingLine) {
+		t.Fatalf("Codex's SessionStart hook does not give app-a's index:\n%s", start)
+	}
+}
+
+// newRecallAgentWorld is a recall world whose fake model answers "ok".
+func newRecallAgentWorld(t *testing.T) *agentWorld {
+	t.Helper()
+	w := newRecallWorld(t)
+	w.srv = llmtest.NewServer(t, func(llmtest.Recorded) llmtest.Reply { return llmtest.Text("ok") })
+	return w
+}
+
+// promptWith returns the first prompt request carrying the user's prompt.
+func promptWith(t *testing.T, w *agentWorld, prompt string) llmtest.Recorded {
+	t.Helper()
+	return firstWith(t, w.srv, "with the prompt", func(r llmtest.Recorded) bool { return strings.Contains(r.User, prompt) })
+}
+
+// TestClaudeCodeRecall runs the real `claude -p` with a prompt about a fact
+// outside the session's index: the UserPromptSubmit hook brings it to the
+// model, with its preface; an unrelated prompt brings nothing.
+func TestClaudeCodeRecall(t *testing.T) {
+	claude := needtool.Path(t, "claude")
+	w := newRecallAgentWorld(t)
+	w.install(nil, "--claude")
+
+	w.agent(w.appA, w.claudeEnv(), claude, "-p", relevantPrompt)
+	mustCarry(t, "the request", promptWith(t, w, relevantPrompt), vaultWords, "long-term memory (memoryd)", deployLine)
+
+	w.agent(w.appA, w.claudeEnv(), claude, "-p", "hello there")
+	mustNotCarry(t, "an unrelated prompt's request", promptWith(t, w, "hello there"), vaultWords, "facts that may bear")
+}
+
+// TestCodexRecall runs the real `codex exec`: its session starts with the
+// project's index (the SessionStart hook install writes and trusts), and
+// the prompt's UserPromptSubmit hook brings the fact outside it.
+func TestCodexRecall(t *testing.T) {
+	codex := needtool.Path(t, "codex")
+	w := newRecallAgentWorld(t)
+	home := w.codexHome()
+	env := append(append([]string{}, w.env...), "CODEX_HOME="+home, "FAKE_API_KEY=test")
+	w.install(env, "--codex")
+
+	w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "--ephemeral", relevantPrompt)
+	r := promptWith(t, w, relevantPrompt)
+	mustCarry(t, "the session's request", r, deployLine, vaultWords, "long-term memory (memoryd)")
+	mustNotCarry(t, "the session's request", r, billingLine)
+
+	w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "--ephemeral", "hello there")
+	r = promptWith(t, w, "hello there")
+	mustCarry(t, "an unrelated prompt's session", r, deployLine)
+	mustNotCarry(t, "an unrelated prompt's session", r, vaultWords)
+}
+
+// TestOpenCodeRecall runs the real `opencode run`: the plugin asks recall
+// about the user's message and the fact reaches the system prompt.
+func TestOpenCodeRecall(t *testing.T) {
+	opencode := needtool.Path(t, "opencode")
+	w := newRecallAgentWorld(t)
+	llmtest.WriteOpenCodeConfig(t, w.home, w.srv)
+	w.install(nil, "--opencode")
+	env := llmtest.OpenCodeEnv(w.home)
+
+	w.agent(w.appA, env, opencode, "run", relevantPrompt)
+	mustCarry(t, "the request", promptWith(t, w, relevantPrompt), vaultWords, "long-term memory (memoryd)", deployLine)
+
+	w.agent(w.appA, env, opencode, "run", "hello there")
+	mustNotCarry(t, "an unrelated prompt's request", promptWith(t, w, "hello there"), vaultWords)
+}
+
+// TestDoctorRunsRecallHooks: doctor runs each installed hook and says so;
+// a Codex hook changed by hand is reported as untrusted (Codex would skip
+// it silently), with the command that fixes it.
+func TestDoctorRunsRecallHooks(t *testing.T) {
+	w := newRecallWorld(t)
+	_, _, _, env := installedHooks(t, w)
+	out, _ := w.runCmd(env, "doctor")
+	for _, want := range []string{"ok       claude SessionStart hook: ran in", "ok       claude UserPromptSubmit hook: ran in",
+		"ok       codex SessionStart hook: ran in", "ok       codex UserPromptSubmit hook: ran in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, out)
+		}
+	}
+	hooks := filepath.Join(w.home, ".codex", "hooks.json")
+	data, _ := os.ReadFile(hooks)
+	os.WriteFile(hooks, bytes.Replace(data, []byte(`"timeout": 10`), []byte(`"timeout": 11`), 1), 0o644)
+	out, _ = w.runCmd(env, "doctor")
+	if !strings.Contains(out, "PROBLEM  codex SessionStart hook: not trusted") || !strings.Contains(out, "fix: memoryd install --codex") {
+		t.Fatalf("doctor does not report the untrusted hook:\n%s", out)
+	}
+}
+
+// TestInstallClaudeAutoMemory: install --claude turns Claude Code's own
+// auto-memory off and uninstall gives back the exact bytes;
+// --keep-claude-memory leaves it on.
+func TestInstallClaudeAutoMemory(t *testing.T) {
+	w := newAgentWorld(t, nil)
+	settings := filepath.Join(w.home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	before := "{\n  \"autoMemoryEnabled\": true,\n  \"theme\": \"dark\"\n}\n"
+	w.write("settings.json", before, filepath.Dir(settings))
+	w.install(nil, "--claude")
+	data, _ := os.ReadFile(settings)
+	if !strings.Contains(string(data), `"autoMemoryEnabled": false`) {
+		t.Fatalf("install left auto-memory on:\n%s", data)
+	}
+	if out, code := w.runCmd(nil, "uninstall"); code != 0 {
+		t.Fatalf("uninstall: %s", out)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != before {
+		t.Fatalf("uninstall did not give back the bytes:\n%q\nwant\n%q", data, before)
+	}
+	w.install(nil, "--claude", "--keep-claude-memory")
+	if data, _ := os.ReadFile(settings); !strings.Contains(string(data), `"autoMemoryEnabled": true`) {
+		t.Fatalf("--keep-claude-memory turned auto-memory off:\n%s", data)
+	}
+}

@@ -33,7 +33,18 @@ func (o *Options) MCPCommand() []string {
 
 // contextCommand is the shell command a session-start hook runs.
 func (o *Options) contextCommand(args ...string) string {
-	words := append([]string{o.Binary, "context"}, args...)
+	return o.hookCommand("context", args...)
+}
+
+// recallCommand is the shell command a prompt hook runs.
+func (o *Options) recallCommand(args ...string) string {
+	return o.hookCommand("recall", args...)
+}
+
+// hookCommand is the shell command line of `memoryd SUB ARGS --config
+// FILE`, each word quoted once, here (shellWords reads it back).
+func (o *Options) hookCommand(sub string, args ...string) string {
+	words := append([]string{o.Binary, sub}, args...)
 	words = append(words, "--config", o.ConfigPath)
 	for i, w := range words {
 		words[i] = shellWord(w)
@@ -55,6 +66,9 @@ func shellWords(s string) (words []string, ok bool) {
 			cur.WriteByte(c)
 		case c == '\'':
 			quoted, in = true, true
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\'':
+			cur.WriteByte('\'') // shellWord's '\'' inside a quoted word
+			i, in = i+1, true
 		case c == ' ' || c == '\t':
 			if in {
 				words = append(words, cur.String())

@@ -19,6 +19,9 @@ import (
 //   - a SessionStart hook running `memoryd context --config FILE`, whose
 //     output Claude Code adds to the session's context (MEMORY.md and the
 //     index of the session's project);
+//   - a UserPromptSubmit hook running `memoryd recall --config FILE`, whose
+//     answer (hookSpecificOutput.additionalContext) brings the few facts
+//     relevant to each prompt that the session has not seen;
 //   - permissions.allow for mcp__memoryd__memory_search and
 //     mcp__memoryd__memory_read: in `claude -p` a tool that is not allowed
 //     is refused, and these two only read. Saving and forgetting still ask.
@@ -89,9 +92,20 @@ func claudeHook(command string) jsonObject {
 		jsonObject{{"type", "command"}, {"command", command}, {"timeout", claudeHookTimeout}}}}}
 }
 
-// isClaudeHook reports whether v is a SessionStart hook group running
-// `memoryd context`.
-func isClaudeHook(v hujson.Value) bool {
+// claudePromptHook is the UserPromptSubmit hook group install adds (the
+// event has no matcher).
+func claudePromptHook(command string) jsonObject {
+	return jsonObject{{"hooks", []any{
+		jsonObject{{"type", "command"}, {"command", command}, {"timeout", claudeHookTimeout}}}}}
+}
+
+// claudeHookEvents are the hook events memoryd wires and the memoryd
+// subcommand each runs.
+var claudeHookEvents = []struct{ event, sub string }{{"SessionStart", "context"}, {"UserPromptSubmit", "recall"}}
+
+// isMemorydHook reports whether v is a hook group of one command running
+// `memoryd SUB`.
+func isMemorydHook(v hujson.Value, sub string) bool {
 	hooks := v.Find("/hooks")
 	if hooks == nil {
 		return false
@@ -105,25 +119,41 @@ func isClaudeHook(v hujson.Value) bool {
 		return false
 	}
 	s, ok := stringValue(*cmd)
-	return ok && isMemorydCommand(s, "context")
+	return ok && isMemorydCommand(s, sub)
+}
+
+// isClaudeHook reports whether v is a SessionStart hook group running
+// `memoryd context`.
+func isClaudeHook(v hujson.Value) bool { return isMemorydHook(v, "context") }
+
+// putHook puts group into the hook list of event, replacing a memoryd
+// group running sub that differs (a moved binary).
+func putHook(root *hujson.Value, event, sub string, group jsonObject, unit string) error {
+	path := []string{"hooks", event}
+	if v := root.Find("/hooks/" + event); v != nil {
+		removeFromArrayAt(root, path, func(v hujson.Value) bool { return isMemorydHook(v, sub) && !sameJSON(v, group) })
+	}
+	_, err := addToArrayAt(root, path, []any{group}, unit)
+	return err
 }
 
 // AddClaudeSettings returns settings.json's data with memoryd's
-// SessionStart hook (running command) and the read-only tools allowed. A
+// SessionStart hook (running command), its UserPromptSubmit hook (running
+// prompt; none when prompt is "") and the read-only tools allowed. A
 // memoryd hook that runs another command (a moved binary) is replaced.
-func AddClaudeSettings(data []byte, command string) ([]byte, error) {
+func AddClaudeSettings(data []byte, command string, prompt ...string) ([]byte, error) {
 	root, err := parseObject("claude settings", data)
 	if err != nil {
 		return nil, err
 	}
 	unit := indentUnit(root.Value.(*hujson.Object))
-	hook := claudeHook(command)
-	hookPath := []string{"hooks", "SessionStart"}
-	if v := root.Find("/hooks/SessionStart"); v != nil {
-		removeFromArrayAt(&root, hookPath, func(v hujson.Value) bool { return isClaudeHook(v) && !sameJSON(v, hook) })
-	}
-	if _, err := addToArrayAt(&root, hookPath, []any{hook}, unit); err != nil {
+	if err := putHook(&root, "SessionStart", "context", claudeHook(command), unit); err != nil {
 		return nil, err
+	}
+	if len(prompt) > 0 && prompt[0] != "" {
+		if err := putHook(&root, "UserPromptSubmit", "recall", claudePromptHook(prompt[0]), unit); err != nil {
+			return nil, err
+		}
 	}
 	var allow []any
 	for _, a := range ClaudeAllowed() {
@@ -143,12 +173,19 @@ func RemoveClaudeSettings(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	allowed := ClaudeAllowed()
-	a := removeFromArrayAt(&root, []string{"hooks", "SessionStart"}, isClaudeHook)
-	b := removeFromArrayAt(&root, []string{"permissions", "allow"}, func(v hujson.Value) bool {
+	removed := false
+	for _, h := range claudeHookEvents {
+		if removeFromArrayAt(&root, []string{"hooks", h.event}, func(v hujson.Value) bool { return isMemorydHook(v, h.sub) }) {
+			removed = true
+		}
+	}
+	if removeFromArrayAt(&root, []string{"permissions", "allow"}, func(v hujson.Value) bool {
 		s, ok := stringValue(v)
 		return ok && slices.Contains(allowed, s)
-	})
-	if !a && !b {
+	}) {
+		removed = true
+	}
+	if !removed {
 		return data, nil
 	}
 	return packObject("claude settings", root)
@@ -160,7 +197,10 @@ type ClaudeWiring struct {
 	MCPCommand  []string // nil when mcpServers.memoryd is missing
 	HookCommand string   // "" when there is no memoryd SessionStart hook
 	Hook        []string // HookCommand split into words
-	Allowed     []string // the read-only tools permissions.allow holds
+	// PromptCommand is the memoryd UserPromptSubmit hook's command, ""
+	// when there is none.
+	PromptCommand string
+	Allowed       []string // the read-only tools permissions.allow holds
 }
 
 // ReadClaude reads memoryd's wiring from Claude Code's files (see
@@ -189,6 +229,15 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 			}
 		}
 	}
+	if v := root.Find("/hooks/UserPromptSubmit"); v != nil {
+		if arr, ok := v.Value.(*hujson.Array); ok {
+			for _, g := range arr.Elements {
+				if isMemorydHook(g, "recall") {
+					w.PromptCommand, _ = stringAt(g, "/hooks/0/command")
+				}
+			}
+		}
+	}
 	for _, s := range stringsAt(root, "/permissions/allow") {
 		if slices.Contains(ClaudeAllowed(), s) {
 			w.Allowed = append(w.Allowed, s)
@@ -200,13 +249,44 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 // claudeSteps are the two files of Claude Code's wiring.
 func claudeSteps(o *Options) []agentStep {
 	settings, servers := ClaudeFiles(o.Home, o.ClaudeConfigDir)
-	command, hook := o.MCPCommand(), o.contextCommand()
+	command, hook, prompt := o.MCPCommand(), o.contextCommand(), o.recallCommand()
+	note := "SessionStart and UserPromptSubmit hooks, read-only memory tools allowed"
+	if !o.KeepClaudeMemory {
+		note += ", Claude Code's own auto-memory off (memoryd install --claude --keep-claude-memory keeps it)"
+	}
 	return []agentStep{
 		{what: "claude mcp", path: servers, perm: 0o600, note: "mcpServers." + MCPServerName,
 			add:    func(data []byte) ([]byte, error) { return AddClaudeMCP(data, command) },
 			remove: RemoveClaudeMCP, empty: isEmptyObject},
-		{what: "claude settings", path: settings, perm: 0o644, note: "SessionStart hook, read-only memory tools allowed",
-			add:    func(data []byte) ([]byte, error) { return AddClaudeSettings(data, hook) },
-			remove: RemoveClaudeSettings, empty: isEmptyObject},
+		{what: "claude settings", path: settings, perm: 0o644, note: note,
+			add: func(data []byte) ([]byte, error) {
+				out, err := AddClaudeSettings(data, hook, prompt)
+				if err != nil || o.KeepClaudeMemory {
+					return out, err
+				}
+				root, err := parseObject("claude settings", out)
+				if err != nil {
+					return nil, err
+				}
+				if err := o.disableClaudeMemory(&root, settings, indentUnit(root.Value.(*hujson.Object))); err != nil {
+					return nil, err
+				}
+				return packObject("claude settings", root)
+			},
+			remove: func(data []byte) ([]byte, error) {
+				out, err := RemoveClaudeSettings(data)
+				if err != nil {
+					return nil, err
+				}
+				root, err := parseObject("claude settings", out)
+				if err != nil {
+					return nil, err
+				}
+				if changed, err := o.restoreClaudeMemory(&root, settings); err != nil || !changed {
+					return out, err
+				}
+				return packObject("claude settings", root)
+			},
+			empty: isEmptyObject},
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -186,17 +185,28 @@ func tomlString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// codexServerTable matches a [mcp_servers.memoryd] table header.
-var codexServerTable = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*"?memoryd"?[ \t]*\]`)
-
 // AddCodexMCP returns config.toml's data with memoryd's block holding
-// [mcp_servers.memoryd] for command. A memoryd server defined outside the
-// block (by `codex mcp add memoryd`) is an error: two tables of one name
-// are invalid TOML.
+// [mcp_servers.memoryd] for command (AddCodexConfig without hooks).
 func AddCodexMCP(data []byte, command []string) ([]byte, error) {
+	return AddCodexConfig(data, command, nil)
+}
+
+// AddCodexConfig returns config.toml's data with memoryd's block holding
+// [mcp_servers.memoryd] for command and the trust of hooks (see
+// codexhooks.go), a trust Codex already records outside the block left
+// to it. The file is read with a TOML parser: a memoryd server defined
+// outside the block (by `codex mcp add memoryd`, as a quoted or dotted key
+// or in an inline table), a file that does not parse, or a result that
+// would not parse or would change any other key is an error, and nothing
+// is written.
+func AddCodexConfig(data []byte, command []string, hooks []CodexHook) ([]byte, error) {
 	outside := codexConfigMarkers.remove(data)
-	if codexServerTable.Match(outside) {
-		return nil, errors.New("[mcp_servers." + MCPServerName + "] is already defined outside memoryd's block: " +
+	before, err := parseTOML(outside)
+	if err != nil {
+		return nil, fmt.Errorf("not valid TOML, so memoryd leaves it alone: %w", err)
+	}
+	if servers, ok := before["mcp_servers"].(map[string]any); ok && servers[MCPServerName] != nil {
+		return nil, errors.New("mcp_servers." + MCPServerName + " is already defined outside memoryd's block: " +
 			"remove it (codex mcp remove " + MCPServerName + "), then install again")
 	}
 	args := make([]string, len(command)-1)
@@ -204,7 +214,29 @@ func AddCodexMCP(data []byte, command []string) ([]byte, error) {
 		args[i] = tomlString(a)
 	}
 	body := fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", MCPServerName, tomlString(command[0]), strings.Join(args, ", "))
-	return codexConfigMarkers.put(data, body), nil
+	trusted := tomlStates(before)
+	var ours []string
+	for _, h := range hooks {
+		if _, ok := trusted[h.Key]; ok {
+			continue
+		}
+		body += fmt.Sprintf("\n[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(h.Key), tomlString(h.Hash))
+		ours = append(ours, h.Key)
+	}
+	out := codexConfigMarkers.put(data, body)
+	after, err := parseTOML(out)
+	if err != nil {
+		return nil, fmt.Errorf("memoryd's block would make it invalid TOML (%v); not changed — "+
+			"an inline table for mcp_servers or hooks cannot take memoryd's tables: write it as [table] sections", err)
+	}
+	delete(after["mcp_servers"].(map[string]any), MCPServerName)
+	for _, k := range ours {
+		delete(tomlStates(after), k)
+	}
+	if !sameTOML(before, after) {
+		return nil, errors.New("memoryd's block would change other keys; not changed")
+	}
+	return out, nil
 }
 
 // RemoveCodexMCP returns config.toml's data without memoryd's block.
@@ -240,11 +272,14 @@ func CodexMCP(data []byte) (command []string, ok bool) {
 	return append([]string{cmd}, args...), true
 }
 
-// codexSteps are the two files of Codex's wiring.
+// codexSteps are the three files of Codex's wiring; hooks.json comes
+// before config.toml, which records the trust of the hooks as written.
 func codexSteps(o *Options) []agentStep {
 	dir := CodexHome(o.Home, o.CodexHome)
 	command := o.MCPCommand()
 	empty := func(b []byte) bool { return len(b) == 0 }
+	hooksPath := filepath.Join(dir, "hooks.json")
+	hookCommands := map[string]string{"context": o.contextCommand("--project-only"), "recall": o.recallCommand("--project-only")}
 	return []agentStep{
 		{what: "codex agents", path: filepath.Join(dir, "AGENTS.md"), perm: 0o644, note: "the memory index, refreshed by the daemon",
 			add: func(data []byte) ([]byte, error) {
@@ -255,8 +290,21 @@ func codexSteps(o *Options) []agentStep {
 				return AddCodexIndex(data, index), nil
 			},
 			remove: func(data []byte) ([]byte, error) { return RemoveCodexIndex(data), nil }, empty: empty},
-		{what: "codex mcp", path: filepath.Join(dir, "config.toml"), perm: 0o600, note: "[mcp_servers." + MCPServerName + "]",
-			add:    func(data []byte) ([]byte, error) { return AddCodexMCP(data, command) },
+		{what: "codex hooks", path: hooksPath, perm: 0o644, note: "SessionStart (the project's index) and UserPromptSubmit (recall) hooks",
+			add:    func(data []byte) ([]byte, error) { return AddCodexHooks(data, hookCommands) },
+			remove: RemoveCodexHooks, empty: isEmptyObject},
+		{what: "codex mcp", path: filepath.Join(dir, "config.toml"), perm: 0o600, note: "[mcp_servers." + MCPServerName + "], the hooks' trust",
+			add: func(data []byte) ([]byte, error) {
+				hooksData, err := os.ReadFile(hooksPath)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, err
+				}
+				hooks, err := CodexHooks(hooksPath, hooksData)
+				if err != nil {
+					return nil, err
+				}
+				return AddCodexConfig(data, command, hooks)
+			},
 			remove: func(data []byte) ([]byte, error) { return RemoveCodexMCP(data), nil }, empty: empty},
 	}
 }

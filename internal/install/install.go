@@ -58,6 +58,9 @@ type Options struct {
 	CodexHome string
 	GitInit   bool // Install: `git init` the memory folder itself when no repository encloses it
 	NoService bool // Install: every step but the service; the advice says how to run memoryd
+	// KeepClaudeMemory leaves Claude Code's own auto-memory as it is;
+	// otherwise Install (with Claude) turns it off and Uninstall restores it.
+	KeepClaudeMemory bool
 	// WSL says this is Windows Subsystem for Linux, where a missing systemd
 	// is a setting: the advice then shows how to turn it on.
 	WSL bool

@@ -1,15 +1,17 @@
 // memoryd: adds the memory index of the session's project to OpenCode's
-// system prompt (MEMORY.md itself comes through "instructions").
+// system prompt (MEMORY.md itself comes through "instructions"), and on each
+// user message the few facts relevant to it that the session has not seen.
 // Written by `memoryd install --opencode`; `memoryd uninstall` removes it.
 const MEMORYD = "{{binary}}";
 const CONFIG = "{{config}}";
 
-// The text of `memoryd context --project-only` for dir, "" on any failure:
-// a missing or older memoryd must never get in the user's way.
-async function projectContext(dir) {
+// The standard output of `memoryd ARGS --config CONFIG` with input on its
+// standard input, trimmed; "" on any failure: a missing or older memoryd
+// must never get in the user's way.
+async function memoryd(args, input) {
   try {
-    const proc = Bun.spawn([MEMORYD, "context", "--project-only", "--dir", dir, "--config", CONFIG], {
-      stdin: "ignore",
+    const proc = Bun.spawn([MEMORYD, ...args, "--config", CONFIG], {
+      stdin: input === undefined ? "ignore" : new Blob([input]),
       stdout: "pipe",
       stderr: "ignore",
     });
@@ -24,15 +26,35 @@ async function projectContext(dir) {
 }
 
 export const MemorydPlugin = async ({ directory }) => {
-  // One text per session, so that its system prompt stays the same from
-  // request to request.
+  // Per session: the project's index, then what recall added, in order.
+  // The system prompt only grows, so what the model was told stays with
+  // it (recall tells a session each fact once).
   const texts = new Map();
+  const session = async (key) => {
+    if (!texts.has(key)) {
+      texts.set(key, [await memoryd(["context", "--project-only", "--dir", directory])]);
+    }
+    return texts.get(key);
+  };
   return {
-    "experimental.chat.system.transform": async (input, output) => {
+    "chat.message": async (input, output) => {
       const key = input?.sessionID ?? "";
-      if (!texts.has(key)) texts.set(key, await projectContext(directory));
-      const text = texts.get(key);
-      if (text) output.system.push(text);
+      const prompt = (output?.parts ?? [])
+        .filter((p) => p?.type === "text" && !p.synthetic && typeof p.text === "string")
+        .map((p) => p.text)
+        .join("\n");
+      if (!prompt.trim()) return;
+      const list = await session(key);
+      const text = await memoryd(
+        ["recall", "--project-only", "--format", "text"],
+        JSON.stringify({ session_id: key, cwd: directory, prompt }),
+      );
+      if (text) list.push(text);
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      for (const text of await session(input?.sessionID ?? "")) {
+        if (text) output.system.push(text);
+      }
     },
   };
 };

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/doctor"
+	"github.com/memoryd/memoryd/internal/install"
+)
+
+// hookDeadline is how long doctor lets a hook run: the agents give it 10 s.
+const hookDeadline = 10 * time.Second
+
+// hookFindings checks each agent hook memoryd installed by running it the
+// way the agent does — through sh, in the current directory, a probe
+// payload on stdin — and, for Codex, that the hook is trusted (Codex skips
+// an untrusted hook without a word). An agent without memoryd's hooks is
+// not checked.
+func hookFindings(ctx context.Context, o install.Options) []doctor.Finding {
+	var out []doctor.Finding
+	fix := func(agent string) string { return "memoryd install --" + agent }
+	check := func(name, command, event string) {
+		took, msg := runHookProbe(ctx, command, event)
+		if msg != "" {
+			out = append(out, doctor.Finding{Check: name, Problem: msg, Fix: fix(strings.Fields(name)[0])})
+			return
+		}
+		out = append(out, doctor.Finding{Check: name, Note: fmt.Sprintf("ran in %s", took.Round(time.Millisecond))})
+	}
+
+	settings, servers := install.ClaudeFiles(o.Home, o.ClaudeConfigDir)
+	if w, err := install.ReadClaude(settings, servers); err == nil && w.HookCommand != "" {
+		check("claude SessionStart hook", w.HookCommand, "SessionStart")
+		if data, _ := os.ReadFile(settings); install.ClaudeAutoMemory(data) && os.Getenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "" {
+			out = append(out, doctor.Finding{Check: "claude auto-memory", Fix: fix("claude") + "   (it sets " + install.ClaudeAutoMemoryKey + ": false)",
+				Problem: "Claude Code's own auto-memory is on beside memoryd: the model is told to save facts in two places"})
+		}
+		if w.PromptCommand == "" {
+			out = append(out, doctor.Finding{Check: "claude UserPromptSubmit hook", Fix: fix("claude"),
+				Problem: "missing from " + settings + ": prompts get no recalled facts"})
+		} else {
+			check("claude UserPromptSubmit hook", w.PromptCommand, "UserPromptSubmit")
+		}
+	}
+
+	home := install.CodexHome(o.Home, o.CodexHome)
+	config, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	if _, wired := install.CodexMCP(config); wired {
+		path := filepath.Join(home, "hooks.json")
+		data, _ := os.ReadFile(path)
+		hooks, err := install.CodexHooks(path, data)
+		if err != nil {
+			out = append(out, doctor.Finding{Check: "codex hooks", Problem: err.Error(), Fix: "fix the file, then " + fix("codex")})
+		} else if len(hooks) < 2 {
+			out = append(out, doctor.Finding{Check: "codex hooks", Fix: fix("codex"),
+				Problem: "memoryd's SessionStart and UserPromptSubmit hooks are not both in " + path + ": sessions miss their project's index or their recalled facts"})
+		}
+		for _, h := range hooks {
+			name := "codex " + h.Event + " hook"
+			if trusted, ok := install.CodexHookTrusted(config, h); !trusted {
+				why := "not trusted in " + filepath.Join(home, "config.toml") + ": Codex skips it silently"
+				if !ok {
+					why = filepath.Join(home, "config.toml") + " is not valid TOML: Codex trusts no hook"
+				}
+				out = append(out, doctor.Finding{Check: name, Problem: why, Fix: fix("codex") + "   (or trust it in Codex: /hooks)"})
+				continue
+			}
+			check(name, h.Command, h.Event)
+		}
+	}
+
+	plugin := install.OpenCodePluginFile(install.OpenCodeDir(o.Home, o.XDGConfigHome))
+	if data, err := os.ReadFile(plugin); err == nil {
+		if _, ours := install.OpenCodePluginBinary(data); ours && !bytes.Contains(data, []byte(`"recall"`)) {
+			out = append(out, doctor.Finding{Check: "opencode plugin recall", Fix: fix("opencode"),
+				Problem: plugin + " is an older memoryd plugin: prompts get no recalled facts"})
+		}
+	}
+	return out
+}
+
+// runHookProbe runs command as an agent runs its hook for event and says
+// what is wrong ("" when nothing is): it must exit 0 within hookDeadline.
+// The probe has no session id, so recall records nothing.
+func runHookProbe(ctx context.Context, command, event string) (time.Duration, string) {
+	ctx, cancel := context.WithTimeout(ctx, hookDeadline)
+	defer cancel()
+	wd, _ := os.Getwd()
+	payload := fmt.Sprintf(`{"hook_event_name":%q,"cwd":%q,"source":"startup","prompt":"memoryd doctor checks this hook"}`, event, wd)
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stdin = strings.NewReader(payload)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = nil, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	switch {
+	case ctx.Err() != nil:
+		return took, fmt.Sprintf("did not answer within %s: the agent gives up on it", hookDeadline)
+	case err != nil:
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return took, "fails: " + msg
+	}
+	return took, ""
+}
