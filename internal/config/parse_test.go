@@ -236,7 +236,7 @@ func TestLogLevelAnyCase(t *testing.T) {
 // TestExampleFile checks that the repository's commented example sets
 // every key, to its default (memory_dir aside), and parses cleanly.
 func TestExampleFile(t *testing.T) {
-	path := filepath.Join("..", "config.example.yaml")
+	path := filepath.Join("..", "..", "config.example.yaml")
 	c, err := Load(path, true, env(nil))
 	if err != nil {
 		t.Fatal(err)
