@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"io"
 	"path/filepath"
 	"strings"
@@ -241,22 +242,12 @@ func runLine(f *folder) string {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
-		args = append(args, "--config", shellQuote(p))
+		args = append(args, "--config", shell.Quote(p))
 	}
 	if f.cfg.Origin("memory_dir").Source != config.FromFile {
-		args = append(args, "--memory-dir", shellQuote(f.dir))
+		args = append(args, "--memory-dir", shell.Quote(f.dir))
 	}
 	return strings.Join(args, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:=@%~", r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func printStatus(w io.Writer, r statusReport, now time.Time) {

@@ -61,15 +61,3 @@ func TestStatusLastPass(t *testing.T) {
 		}
 	}
 }
-
-func TestStatusShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/home/ana/notes/memory": "/home/ana/notes/memory",
-		"/home/ana/My Notes":     "'/home/ana/My Notes'",
-		"/tmp/it's":              `'/tmp/it'\''s'`,
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

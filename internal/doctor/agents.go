@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func (d *doctor) agents() {
 func (d *doctor) fixFor(flag string) string {
 	fix := "memoryd install --" + flag
 	if d.o.Dir != "" {
-		fix += " --memory-dir " + shellQuote(d.o.Dir)
+		fix += " --memory-dir " + shell.Quote(d.o.Dir)
 	}
 	return fix
 }

@@ -3,6 +3,7 @@ package doctor
 import (
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"maps"
 	"os"
 	"os/exec"
@@ -33,14 +34,14 @@ func (d *doctor) configFile() {
 		return
 	}
 	d.bad("config file", fmt.Sprintf("%s holds an API key and others may read it (mode %04o)", d.o.ConfigPath, fi.Mode().Perm()),
-		"chmod 600 "+shellQuote(d.o.ConfigPath)+"   (or set MEMORY_LLM_API_KEY in the service's environment instead)")
+		"chmod 600 "+shell.Quote(d.o.ConfigPath)+"   (or set MEMORY_LLM_API_KEY in the service's environment instead)")
 }
 
 func (d *doctor) folder() {
 	dir := d.o.Dir
 	probe, err := os.CreateTemp(dir, ".memoryd-tmp-doctor-*")
 	if err != nil {
-		d.bad("memory folder", fmt.Sprintf("%s is not writable: %v", dir, err), "chmod u+w "+shellQuote(dir))
+		d.bad("memory folder", fmt.Sprintf("%s is not writable: %v", dir, err), "chmod u+w "+shell.Quote(dir))
 		return
 	}
 	probe.Close()
@@ -57,7 +58,7 @@ func (d *doctor) git() {
 	switch {
 	case errors.Is(d.o.RepoErr, gitstore.ErrNoRepo):
 		d.bad("git repository", d.o.Dir+" is not inside a git repository; nothing is committed",
-			"git -C "+shellQuote(d.o.Dir)+" init   (or: memoryd install --git-init)")
+			"git -C "+shell.Quote(d.o.Dir)+" init   (or: memoryd install --git-init)")
 		return
 	case d.o.RepoErr != nil:
 		d.bad("git repository", d.o.RepoErr.Error(), "")
@@ -220,7 +221,7 @@ func (d *doctor) service() {
 	case !st.Installed && err != nil && errors.Is(err, install.ErrNoUserManager):
 		d.bad("service", "no per-user service manager is reachable, so memoryd cannot run as a service here",
 			fmt.Sprintf("start it by hand (in tmux, or from your shell profile): %s run --config %s — or log in to a session with systemd --user",
-				shellQuote(d.o.Install.Binary), shellQuote(d.o.Install.ConfigPath)))
+				shell.Quote(d.o.Install.Binary), shell.Quote(d.o.Install.ConfigPath)))
 		return
 	case !st.Installed:
 		d.bad("service", "memoryd is not installed as a service", "memoryd install --memory-dir DIR")
@@ -278,7 +279,7 @@ func (d *doctor) openCode() {
 			where = file
 		}
 		d.bad("opencode instructions", fmt.Sprintf("%s does not load %s", where, strings.Join(missing, ", ")),
-			"memoryd install --opencode --memory-dir "+shellQuote(d.o.Dir))
+			"memoryd install --opencode --memory-dir "+shell.Quote(d.o.Dir))
 		return
 	}
 	d.ok("opencode instructions", file)

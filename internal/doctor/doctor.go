@@ -6,7 +6,6 @@ package doctor
 
 import (
 	"context"
-	"strings"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
@@ -97,12 +96,4 @@ func (d *doctor) ok(check, note string) {
 
 func (d *doctor) bad(check, problem, fix string) {
 	d.findings = append(d.findings, Finding{Check: check, Problem: problem, Fix: fix})
-}
-
-// shellQuote quotes s for a command line a user copies.
-func shellQuote(s string) string {
-	if strings.ContainsAny(s, " '\"$`\\") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
 }

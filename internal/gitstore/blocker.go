@@ -3,10 +3,10 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -63,7 +63,7 @@ func (r *Repo) Blocker() (Blocker, bool) { return r.blocker(time.Now()) }
 func (r *Repo) lockBlocker(path string, fi fs.FileInfo, procs []gitProc, known bool, now time.Time) Blocker {
 	name := r.gitRel(path)
 	age := max(now.Sub(fi.ModTime()), 0).Round(time.Second)
-	rm := "rm " + shellQuote(path)
+	rm := "rm " + shell.Quote(path)
 	b := Blocker{Kind: BlockedByLock, Path: path, Age: age, lock: fi}
 	if len(procs) > 0 {
 		p := procs[0]
@@ -89,7 +89,7 @@ func (r *Repo) lockBlocker(path string, fi fs.FileInfo, procs []gitProc, known b
 	}
 	if held, _ := lockHeld(real); held {
 		b.Reason = fmt.Sprintf("%s exists (last modified %s ago) and a process has it open, though no git process is running here", name, age)
-		b.Fix = "find the program that holds it (fuser " + shellQuote(path) + ") and let it finish"
+		b.Fix = "find the program that holds it (fuser " + shell.Quote(path) + ") and let it finish"
 		return b
 	}
 	b.stale = true
@@ -128,9 +128,4 @@ func (r *Repo) gitRel(path string) string {
 		}
 	}
 	return path
-}
-
-// shellQuote quotes s for a POSIX shell, for commands shown to the user.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

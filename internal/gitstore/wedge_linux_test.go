@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/memoryd/memoryd/internal/shell"
 	"io"
 	"log/slog"
 	"os"
@@ -183,7 +184,7 @@ func TestBusyRemovesStaleIndexLock(t *testing.T) {
 		t.Fatal("the killed git removed its lock")
 	}
 	mustBusy(t, r, "index.lock exists")
-	mustBusy(t, r, "rm '"+lock+"'")
+	mustBusy(t, r, "rm "+shell.Quote(lock))
 	mustRefuse(t, r, root)
 
 	// Old, but held open by a process: still only reported.

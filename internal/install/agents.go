@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,54 +48,15 @@ func (o *Options) hookCommand(sub string, args ...string) string {
 	words := append([]string{o.Binary, sub}, args...)
 	words = append(words, "--config", o.ConfigPath)
 	for i, w := range words {
-		words[i] = shellWord(w)
+		words[i] = shell.Quote(w)
 	}
 	return strings.Join(words, " ")
-}
-
-// shellWords splits a command line written by shellWord (plain words and
-// single-quoted ones); ok is false for anything else.
-func shellWords(s string) (words []string, ok bool) {
-	var cur strings.Builder
-	in, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == '\'':
-			quoted, in = true, true
-		case c == '\\' && i+1 < len(s) && s[i+1] == '\'':
-			cur.WriteByte('\'') // shellWord's '\'' inside a quoted word
-			i, in = i+1, true
-		case c == ' ' || c == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case strings.IndexByte("\"\\$`;&|<>(){}*?[]#~\n", c) >= 0:
-			return nil, false
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if quoted {
-		return nil, false
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words, true
 }
 
 // isMemorydCommand reports whether command runs `memoryd SUB …` (any
 // memoryd binary: one that moved is still memoryd's to replace or remove).
 func isMemorydCommand(command, sub string) bool {
-	w, ok := shellWords(command)
+	w, ok := shell.Words(command)
 	return ok && len(w) >= 2 && filepath.Base(w[0]) == "memoryd" && w[1] == sub
 }
 

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"github.com/memoryd/memoryd/internal/shell"
 	"path/filepath"
 	"slices"
 
@@ -224,7 +225,7 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 			for _, g := range arr.Elements {
 				if isClaudeHook(g) {
 					w.HookCommand, _ = stringAt(g, "/hooks/0/command")
-					w.Hook, _ = shellWords(w.HookCommand)
+					w.Hook, _ = shell.Words(w.HookCommand)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package install
 import (
 	"errors"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/shell"
 	"path/filepath"
 	"strings"
 )
@@ -15,7 +16,7 @@ import (
 
 // runCommand is the command the service would run, for a shell.
 func (o *Options) runCommand() string {
-	return shellWord(o.Binary) + " run --config " + shellWord(o.ConfigPath)
+	return shell.Quote(o.Binary) + " run --config " + shell.Quote(o.ConfigPath)
 }
 
 // selfLog is the file the shell-profile advice appends memoryd's output to:
@@ -42,18 +43,18 @@ func selfStartAdvice(o *Options, lead string) string {
 	return lead + " start memoryd yourself, in the foreground:\n" +
 		"  " + run + "\n" +
 		"or in tmux:\n" +
-		"  tmux new-session -d -s memoryd " + shellWord(run) + "\n" +
+		"  tmux new-session -d -s memoryd " + shell.Quote(run) + "\n" +
 		"or from your shell profile (~/.profile), so that it starts with your first shell\n" +
 		"(a second copy for the same folder exits at once, so every shell may run it):\n" +
-		"  mkdir -p " + shellWord(filepath.Dir(log)) + " && (nohup " + run + " >>" + shellWord(log) + " 2>&1 &)\n" +
-		"Its log: " + shellWord(o.Binary) + " logs --config " + shellWord(o.ConfigPath)
+		"  mkdir -p " + shell.Quote(filepath.Dir(log)) + " && (nohup " + run + " >>" + shell.Quote(log) + " 2>&1 &)\n" +
+		"Its log: " + shell.Quote(o.Binary) + " logs --config " + shell.Quote(o.ConfigPath)
 }
 
 // managerAdvice says how to get a per-user service manager here, and to
 // run install again then: installCommand completes the service step, since
 // the config file now names the memory folder.
 func managerAdvice(o *Options, m manager) string {
-	again := shellWord(o.Binary) + " install --config " + shellWord(o.ConfigPath)
+	again := shell.Quote(o.Binary) + " install --config " + shell.Quote(o.ConfigPath)
 	switch {
 	case m.platform() == "launchd":
 		return "launchd agents live in your GUI session: log in at the screen once (not only over ssh), then run\n" +
@@ -90,14 +91,4 @@ func withoutPrefix(err error) string {
 		return msg[i+len(ErrNoUserManager.Error())+2:]
 	}
 	return msg
-}
-
-// shellWord quotes s for a POSIX shell when it needs quoting.
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
