@@ -60,7 +60,7 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	return extractAll(ctx, e.stdout, x, f.stateDir, targets, dry)
 }
 
-func noSessionsMessage(srcs *extractor.Sources) string {
+func noSessionsMessage(srcs *transcript.Sources) string {
 	if names := srcs.Names(); len(names) > 0 {
 		return "no idle sessions in " + strings.Join(names, ", ")
 	}

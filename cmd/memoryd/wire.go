@@ -249,8 +249,8 @@ func transcriptLocations(f *folder) transcript.Locations {
 // openSources finds the transcript stores. The state folder is skipped as a
 // second guard (besides the opencode provider's own database) so that the
 // daemon's own LLM sessions are never extracted from.
-func openSources(f *folder) *extractor.Sources {
-	return extractor.OpenSources(transcriptLocations(f), transcript.Options{
+func openSources(f *folder) *transcript.Sources {
+	return transcript.OpenSources(transcriptLocations(f), transcript.Options{
 		SkipDirs: []string{f.stateDir},
 		Logger:   f.log,
 	})
@@ -258,7 +258,7 @@ func openSources(f *folder) *extractor.Sources {
 
 // newExtractor builds the extractor: it writes through the folder's
 // transaction; who names the process in the write lock.
-func newExtractor(f *folder, c llm.Completer, srcs *extractor.Sources, who string) *extractor.Extractor {
+func newExtractor(f *folder, c llm.Completer, srcs *transcript.Sources, who string) *extractor.Extractor {
 	var repo extractor.Repo
 	if f.repo != nil {
 		repo = f.repo

@@ -8,10 +8,10 @@ import (
 	"context"
 
 	"github.com/memoryd/memoryd/internal/config"
-	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 // Finding is one check's outcome: ok (Problem empty), or a problem and its
@@ -46,7 +46,7 @@ type Options struct {
 	// Live, when set (doctor --llm), makes one tiny real call.
 	Live llm.Completer
 	// Sources are the transcript stores extraction would read.
-	Sources *extractor.Sources
+	Sources *transcript.Sources
 }
 
 // Run runs every check and returns the findings in order.

@@ -27,7 +27,7 @@ func (x *Extractor) Excerpt(ctx context.Context, src index.Source) (string, erro
 	var lastErr error
 	for _, name := range names {
 		var msgs []transcript.Message
-		err := x.deps.Sources.use(name, func(s transcript.Source) error {
+		err := x.deps.Sources.Use(name, func(s transcript.Source) error {
 			var err error
 			msgs, err = s.Messages(ctx, src.Session, transcript.Watermark{}, 0)
 			return err

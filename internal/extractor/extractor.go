@@ -97,7 +97,7 @@ type Options struct {
 type Deps struct {
 	LLM     llm.Completer
 	Repo    Repo
-	Sources *Sources
+	Sources *transcript.Sources
 }
 
 // Extractor runs extraction passes. Its methods are safe for concurrent use;
@@ -358,7 +358,7 @@ func (x *Extractor) readSession(ctx context.Context, source, id string, dry bool
 		return batch{}, err
 	}
 	var b batch
-	err = x.deps.Sources.use(source, func(src transcript.Source) error {
+	err = x.deps.Sources.Use(source, func(src transcript.Source) error {
 		b, err = readNew(ctx, src, id, marks[key], x.opts.MaxMessages)
 		return err
 	})
@@ -377,7 +377,7 @@ func (x *Extractor) readSession(ctx context.Context, source, id string, dry bool
 }
 
 // project is the working directory of a session, from the listings seen so
-// far or, failing that, a fresh listing of its source.
+// far or, failing that, a fresh transcript.Listing of its source.
 func (x *Extractor) project(ctx context.Context, source, id string) string {
 	key := Key(source, id)
 	x.dirMu.Lock()
@@ -386,7 +386,7 @@ func (x *Extractor) project(ctx context.Context, source, id string) string {
 	if ok {
 		return dir
 	}
-	x.deps.Sources.use(source, func(src transcript.Source) error {
+	x.deps.Sources.Use(source, func(src transcript.Source) error {
 		list, err := src.Changed(ctx, time.Time{})
 		for _, s := range list {
 			if s.ID == id {
@@ -400,36 +400,36 @@ func (x *Extractor) project(ctx context.Context, source, id string) string {
 
 // Changed lists the sessions of every source updated at or after since (the
 // zero time: all), oldest first within each source. It remembers each
-// session's working directory for the prompt, and a full listing (since
+// session's working directory for the prompt, and a full transcript.Listing (since
 // zero) drops the watermarks of sessions their source no longer has. A
 // failing source is named in the error; the other sources' sessions are
 // returned with it.
 func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.Session, error) {
-	l, err := x.deps.Sources.changed(ctx, since)
+	l, err := x.deps.Sources.Changed(ctx, since)
 	x.dirMu.Lock()
-	for _, s := range l.sessions {
+	for _, s := range l.Sessions {
 		x.dirs[Key(s.Source, s.ID)] = s.Dir
 	}
 	x.dirMu.Unlock()
-	if slices.Contains(slices.Collect(maps.Values(l.complete)), true) {
+	if slices.Contains(slices.Collect(maps.Values(l.Complete)), true) {
 		if perr := x.prune(l); perr != nil {
 			err = errors.Join(err, perr)
 		}
 	}
-	return l.sessions, err
+	return l.Sessions, err
 }
 
-// prune drops the watermarks of sessions that a complete listing of their
+// prune drops the watermarks of sessions that a complete transcript.Listing of their
 // source no longer shows (deleted sessions and files).
-func (x *Extractor) prune(l listing) error {
-	listed := make(map[string]bool, len(l.sessions))
-	for _, s := range l.sessions {
+func (x *Extractor) prune(l transcript.Listing) error {
+	listed := make(map[string]bool, len(l.Sessions))
+	for _, s := range l.Sessions {
 		listed[Key(s.Source, s.ID)] = true
 	}
 	return x.editMarks(func(m watermarks) {
 		for key := range m {
 			src, _, _ := cutKey(key)
-			if l.complete[src] && !listed[key] {
+			if l.Complete[src] && !listed[key] {
 				delete(m, key)
 			}
 		}

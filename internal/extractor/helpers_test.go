@@ -216,7 +216,7 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	for _, f := range opts {
 		f(&o)
 	}
-	e.x = New(o, Deps{LLM: e.llm.completer(), Repo: e.repo, Sources: FixedSources(src)})
+	e.x = New(o, Deps{LLM: e.llm.completer(), Repo: e.repo, Sources: transcript.FixedSources(src)})
 	return e
 }
 

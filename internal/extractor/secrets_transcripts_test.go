@@ -35,7 +35,7 @@ func newSessionWorld(t *testing.T) *sessionWorld {
 	os.MkdirAll(w.codex, 0o755)
 	opts := transcript.Options{}
 	w.x = New(Options{Folder: e.folder(), StateDir: e.state, Model: "test/model"},
-		Deps{LLM: e.llm.completer(), Repo: e.repo, Sources: FixedSources(e.src, transcript.NewClaude(w.claude, opts), transcript.NewCodex(w.codex, opts))})
+		Deps{LLM: e.llm.completer(), Repo: e.repo, Sources: transcript.FixedSources(e.src, transcript.NewClaude(w.claude, opts), transcript.NewCodex(w.codex, opts))})
 	return w
 }
 

@@ -1,4 +1,4 @@
-package extractor
+package transcript
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 // rediscoverAfterError is how long Sources waits before trying again to open
@@ -20,18 +18,18 @@ import (
 const rediscoverAfterError = 2 * time.Second
 
 // Sources is the set of transcript sources extraction reads. Opened with
-// OpenSources it finds them with transcript.Discover and looks again, on the
+// OpenSources it finds them with Discover and looks again, on the
 // next listing, whenever a store appears or disappears (OpenCode run for the
 // first time after memoryd started, say). Its methods are safe for
 // concurrent use.
 type Sources struct {
-	loc      transcript.Locations
-	opts     transcript.Options
+	loc      Locations
+	opts     Options
 	discover bool
 	log      *slog.Logger
 
 	mu      sync.RWMutex // guards the fields below; readers hold it while they use a source
-	list    []transcript.Source
+	list    []Source
 	found   string    // the stores that existed at the last discovery
 	err     error     // what the last discovery could not open
 	errTime time.Time // when it failed
@@ -45,12 +43,12 @@ type Sources struct {
 // OpenSources discovers the transcript stores in loc. Stores that exist but
 // cannot be opened are reported by Err and tried again later; they do not
 // stop the others.
-func OpenSources(loc transcript.Locations, opts transcript.Options) *Sources {
+func OpenSources(loc Locations, opts Options) *Sources {
 	s := &Sources{loc: loc, opts: opts, discover: true, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.log = s.log.With("component", "extractor")
+	s.log = s.log.With("component", "transcript")
 	s.mu.Lock()
 	s.rediscover(loc.Fingerprint())
 	s.mu.Unlock()
@@ -58,7 +56,7 @@ func OpenSources(loc transcript.Locations, opts transcript.Options) *Sources {
 }
 
 // FixedSources is a set of sources that never changes (tests, tools).
-func FixedSources(list ...transcript.Source) *Sources {
+func FixedSources(list ...Source) *Sources {
 	return &Sources{list: list, log: slog.New(slog.DiscardHandler)}
 }
 
@@ -67,7 +65,7 @@ func (s *Sources) rediscover(key string) {
 	for _, src := range s.list {
 		src.Close()
 	}
-	s.list, s.err = transcript.Discover(s.loc, s.opts)
+	s.list, s.err = Discover(s.loc, s.opts)
 	s.found = key
 	msg := ""
 	if s.err != nil {
@@ -154,21 +152,21 @@ func (s *Sources) WatchPaths() []string {
 	return slices.Compact(paths)
 }
 
-// listing is the result of asking every source what changed.
-type listing struct {
-	sessions []transcript.Session
-	complete map[string]bool // sources listed in full (from the zero time) without error
+// Listing is the result of asking every source what changed.
+type Listing struct {
+	Sessions []Session
+	Complete map[string]bool // sources listed in full (from the zero time) without error
 }
 
-// changed asks every source for the sessions updated at or after since.
+// Changed asks every source for the sessions updated at or after since.
 // A failing source is named in the error and the others' sessions are
 // returned; the failed source is asked from the earlier since next time, so
 // a caller that moves on misses nothing of it.
-func (s *Sources) changed(ctx context.Context, since time.Time) (listing, error) {
+func (s *Sources) Changed(ctx context.Context, since time.Time) (Listing, error) {
 	s.refresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	l := listing{complete: map[string]bool{}}
+	l := Listing{Complete: map[string]bool{}}
 	var errs []error
 	for _, src := range s.list {
 		name := src.Name()
@@ -193,18 +191,18 @@ func (s *Sources) changed(ctx context.Context, since time.Time) (listing, error)
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		l.complete[name] = since.IsZero() || from.IsZero()
-		l.sessions = append(l.sessions, ss...)
+		l.Complete[name] = since.IsZero() || from.IsZero()
+		l.Sessions = append(l.Sessions, ss...)
 	}
 	return l, errors.Join(errs...)
 }
 
-// errNoSource is returned for a session of a source that is not (or no
+// ErrNoSource is returned for a session of a source that is not (or no
 // longer) there.
-var errNoSource = errors.New("no such transcript source")
+var ErrNoSource = errors.New("no such transcript source")
 
-// use calls fn with the named source, which stays open until fn returns.
-func (s *Sources) use(name string, fn func(transcript.Source) error) error {
+// Use calls fn with the named source, which stays open until fn returns.
+func (s *Sources) Use(name string, fn func(Source) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, src := range s.list {
@@ -212,7 +210,7 @@ func (s *Sources) use(name string, fn func(transcript.Source) error) error {
 			return fn(src)
 		}
 	}
-	return fmt.Errorf("%w: %q", errNoSource, name)
+	return fmt.Errorf("%w: %q", ErrNoSource, name)
 }
 
 // Close closes every source.
@@ -229,7 +227,7 @@ func (s *Sources) Close() error {
 }
 
 // Each calls fn with every source found, for reports.
-func (s *Sources) Each(fn func(transcript.Source)) {
+func (s *Sources) Each(fn func(Source)) {
 	s.refresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
