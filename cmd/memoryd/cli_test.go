@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,22 @@ func TestVersionFromReleaseFlags(t *testing.T) {
 	}
 	if version() != "v1.2.3" {
 		t.Errorf("version() = %q", version())
+	}
+}
+
+// TestModuleVersion: a binary built by `go install …@v1.2.3` says v1.2.3;
+// one built from a checkout has no module version.
+func TestModuleVersion(t *testing.T) {
+	for _, c := range []struct {
+		info *debug.BuildInfo
+		want string
+	}{
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, ""},
+		{nil, ""},
+	} {
+		if got := moduleVersion(c.info); got != c.want {
+			t.Errorf("moduleVersion(%+v) = %q, want %q", c.info, got, c.want)
+		}
 	}
 }

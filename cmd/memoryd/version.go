@@ -33,9 +33,20 @@ type buildInfo struct {
 	platform   string
 }
 
+// moduleVersion is the version the go command recorded for the main module
+// — `go install github.com/memoryd/memoryd/cmd/memoryd@v1.2.3` records
+// v1.2.3 — or "" for a build from a checkout ("(devel)").
+func moduleVersion(info *debug.BuildInfo) string {
+	if info == nil || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return ""
+	}
+	return info.Main.Version
+}
+
 func readBuildInfo() buildInfo {
 	b := buildInfo{version: buildVersion, built: buildDate, goVersion: runtime.Version(), platform: runtime.GOOS + "/" + runtime.GOARCH}
-	if info, ok := debug.ReadBuildInfo(); ok {
+	info, ok := debug.ReadBuildInfo()
+	if ok {
 		b.goVersion = info.GoVersion
 		for _, s := range info.Settings {
 			switch s.Key {
@@ -47,6 +58,9 @@ func readBuildInfo() buildInfo {
 				b.commitTime = s.Value
 			}
 		}
+	}
+	if b.version == "" {
+		b.version = moduleVersion(info)
 	}
 	if b.version == "" {
 		b.version = "dev"
