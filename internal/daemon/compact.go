@@ -31,6 +31,9 @@ func compactDue(st state.Compaction, p CompactPolicy, entries int, overBudget bo
 	if !p.Enabled || entries < p.MinEntries {
 		return "", false
 	}
+	if !st.PausedAt.IsZero() && now.Before(st.PausedAt.Add(max(p.Poll, time.Minute))) {
+		return "", false // paused at the day's bound: the trigger still holds, but not before the next poll
+	}
 	if st.Failures > 0 && now.Before(st.LastAttemptedAt.Add(backoff.Delay(st.Failures, retryBase, max(p.Interval, retryBase)))) {
 		return "", false
 	}

@@ -29,6 +29,10 @@ func TestCompactDue(t *testing.T) {
 		{"over budget but tried recently", state.Compaction{LastCompactedAt: recent, LastAttemptedAt: now.Add(-time.Minute)}, nil, 10, true, ""},
 		{"failed just now: back off", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
 		{"failed, backoff over", state.Compaction{Churn: 20, Failures: 1, LastAttemptedAt: now.Add(-6 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
+		// Paused at the day's bound: the churn still holds, but the pass is
+		// not tried again on every turn of the loop (it was ~150 a second).
+		{"paused at the bound just now", state.Compaction{Churn: 20, PausedAt: now.Add(-time.Second), LastAttemptedAt: now.Add(-time.Second), LastCompactedAt: recent}, nil, 10, false, ""},
+		{"paused a poll ago", state.Compaction{Churn: 20, PausedAt: now.Add(-10 * time.Minute), LastAttemptedAt: now.Add(-10 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
 		{"third failure waits longer", state.Compaction{Churn: 20, Failures: 3, LastAttemptedAt: now.Add(-15 * time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
 	}
 	for _, tc := range cases {

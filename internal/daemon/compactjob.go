@@ -75,7 +75,7 @@ func (l *loop) finishCompact(r jobResult, now time.Time) {
 		if l.compact.LastError != r.err.Error() {
 			l.log.Warn("compaction paused", "err", r.err)
 		}
-		l.updateCompact(now, func(s *state.Compaction) { s.LastError = r.err.Error() })
+		l.updateCompact(now, func(s *state.Compaction) { s.LastError, s.PausedAt = r.err.Error(), now })
 		return
 	case errors.Is(r.err, context.Canceled):
 		l.log.Info("compaction interrupted by shutdown")

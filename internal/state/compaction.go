@@ -19,6 +19,11 @@ type Compaction struct {
 	// state sets it to the time it was created, so that the interval counts
 	// from install.
 	LastPassAt time.Time `json:"lastPassAt,omitzero"`
+	// PausedAt is when a pass last stopped at the day's bound on removals
+	// (it waits for a person or for the removals to age out); zero once a
+	// pass has run. Unattended passes are not tried again until a poll
+	// later: the churn that triggered it is still there.
+	PausedAt time.Time `json:"pausedAt,omitzero"`
 	// Removed records the destructive ops of recent passes (files removed
 	// or cut down), for the bound over a rolling day; older entries are
 	// dropped when a pass is recorded.
@@ -64,6 +69,7 @@ func RecordPass(now time.Time) func(*Compaction) {
 	return func(s *Compaction) {
 		s.Churn, s.Failures, s.LastError = 0, 0, ""
 		s.LastCompactedAt, s.LastAttemptedAt, s.LastPassAt = now, now, now
+		s.PausedAt = time.Time{}
 	}
 }
 
