@@ -258,7 +258,7 @@ func claudeSteps(o *Options) []agentStep {
 	return []agentStep{
 		{what: "claude mcp", path: servers, perm: 0o600, note: "mcpServers." + MCPServerName,
 			add:    func(data []byte) ([]byte, error) { return AddClaudeMCP(data, command) },
-			remove: RemoveClaudeMCP, empty: isEmptyObject},
+			remove: RemoveClaudeMCP, empty: isEmptyObject, json: true},
 		{what: "claude settings", path: settings, perm: 0o644, note: note,
 			add: func(data []byte) ([]byte, error) {
 				out, err := AddClaudeSettings(data, hook, prompt)
@@ -288,6 +288,6 @@ func claudeSteps(o *Options) []agentStep {
 				}
 				return packObject("claude settings", root)
 			},
-			empty: isEmptyObject},
+			empty: isEmptyObject, json: true},
 	}
 }

@@ -22,38 +22,87 @@ import (
 //     memory_read declare the MCP readOnlyHint, so Codex runs them without
 //     asking; memory_save and memory_forget are left to Codex's approval.
 
-// A block is whole lines: the begin line, the body, the end line.
-type markers struct{ begin, end string }
+// A block is whole lines: the begin line, the body, the end line. Only a
+// well-formed block memoryd wrote is memoryd's: the begin line and the end
+// line exactly as memoryd writes them, in that order, no other marker line
+// between them, and a body valid says memoryd wrote. Any other line that
+// looks like a marker (a half-deleted block, a marker quoted in the user's
+// text) is the user's: left alone, and reported (stray).
+type markers struct {
+	begin, end string
+	valid      func(body string) bool
+}
 
 var (
 	codexAgentsMarkers = markers{
 		begin: "<!-- memoryd:begin — the user's long-term memory index, kept up to date by memoryd; `memoryd uninstall` removes this block -->",
 		end:   "<!-- memoryd:end -->",
+		valid: func(body string) bool { return strings.HasPrefix(body, codexIndexIntro) },
 	}
 	codexConfigMarkers = markers{
 		begin: "# memoryd:begin — memoryd's MCP server, added by `memoryd install --codex`; `memoryd uninstall` removes this block",
 		end:   "# memoryd:end",
+		valid: func(body string) bool { return strings.HasPrefix(body, "[mcp_servers."+MCPServerName+"]\n") },
 	}
 )
 
-// findBlock returns the byte span of m's block in data, the end line's
-// newline included: from the first line starting with the begin marker's
-// first two words to the next end marker line.
-func findBlock(data []byte, m markers) (start, stop int, ok bool) {
-	head := strings.Fields(m.begin)
-	start = -1
-	for off := 0; off < len(data); {
-		line, next := lineAt(data, off)
-		text := string(bytes.TrimRight(line, "\r"))
-		switch {
-		case start < 0 && strings.HasPrefix(text, head[0]+" "+head[1]):
-			start = off
-		case start >= 0 && text == m.end:
-			return start, next, true
+// markerLike reports whether a line (without its newline) looks like one
+// of m's marker lines.
+func (m markers) markerLike(line string) bool {
+	head, _, _ := strings.Cut(m.begin, ":")
+	return strings.HasPrefix(strings.TrimSpace(line), head+":")
+}
+
+// scan finds m's blocks in data. ok is true when there is exactly one
+// well-formed block, spanning start to stop (the end line's newline
+// included); stray are the 1-based numbers of the marker-like lines
+// outside it (all of them when there is no single block), and blocks is
+// how many well-formed blocks there are.
+func (m markers) scan(data []byte) (start, stop int, ok bool, stray []int, blocks int) {
+	type line struct {
+		off, next, n int
+		text         string
+	}
+	var marks []line
+	for off, n := 0, 1; off < len(data); n++ {
+		l, next := lineAt(data, off)
+		text := string(bytes.TrimRight(l, "\r"))
+		if m.markerLike(text) {
+			marks = append(marks, line{off, next, n, text})
 		}
 		off = next
 	}
-	return 0, 0, false
+	inBlock := map[int]bool{}
+	for i := 0; i+1 < len(marks); i++ {
+		b, e := marks[i], marks[i+1]
+		if b.text != m.begin || e.text != m.end {
+			continue
+		}
+		if m.valid != nil && !m.valid(string(data[b.next:e.off])) {
+			continue
+		}
+		blocks++
+		start, stop = b.off, e.next
+		inBlock[i], inBlock[i+1] = true, true
+		i++
+	}
+	ok = blocks == 1
+	for i, l := range marks {
+		if !ok || !inBlock[i] {
+			stray = append(stray, l.n)
+		}
+	}
+	if !ok {
+		start, stop = 0, 0
+	}
+	return start, stop, ok, stray, blocks
+}
+
+// findBlock returns the byte span of m's one well-formed block in data
+// (see scan).
+func findBlock(data []byte, m markers) (start, stop int, ok bool) {
+	start, stop, ok, _, _ = m.scan(data)
+	return start, stop, ok
 }
 
 // lineAt returns the line starting at off, without its newline, and the
@@ -66,27 +115,39 @@ func lineAt(data []byte, off int) ([]byte, int) {
 	return data[off : off+i], off + i + 1
 }
 
+// errSeveralBlocks is put's answer when data holds more than one block
+// that looks like memoryd's: it cannot tell which one it wrote.
+func errSeveralBlocks(n int) error {
+	return fmt.Errorf("it holds %d blocks that look like memoryd's and memoryd cannot tell which one it wrote: "+
+		"delete all but one (or all of them), then install again", n)
+}
+
 // put returns data with the block holding body: replaced where it is, else
-// appended.
-func (m markers) put(data []byte, body string) []byte {
+// appended (marker lines of the user's stay as they are). More than one
+// well-formed block is an error.
+func (m markers) put(data []byte, body string) ([]byte, error) {
 	block := m.begin + "\n" + body
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		block += "\n"
 	}
 	block += m.end + "\n"
-	if start, stop, ok := findBlock(data, m); ok {
-		return append(append(bytes.Clone(data[:start]), block...), data[stop:]...)
+	start, stop, ok, _, blocks := m.scan(data)
+	if blocks > 1 {
+		return nil, errSeveralBlocks(blocks)
+	}
+	if ok {
+		return append(append(bytes.Clone(data[:start]), block...), data[stop:]...), nil
 	}
 	// After a blank line; after text without a final newline, right on
 	// the next line, so that remove can tell the two apart.
 	if len(data) == 0 {
-		return []byte(block)
+		return []byte(block), nil
 	}
-	return append(append(bytes.Clone(data), '\n'), block...)
+	return append(append(bytes.Clone(data), '\n'), block...), nil
 }
 
 // remove returns data without the block and the newline put added before
-// it.
+// it; data as it is without one well-formed block.
 func (m markers) remove(data []byte) []byte {
 	start, stop, ok := findBlock(data, m)
 	if !ok {
@@ -115,6 +176,20 @@ func (m markers) body(data []byte) (string, bool) {
 	return string(inner), true
 }
 
+// strayNote says, for install's report, which marker lines of data are
+// not memoryd's block and were left alone ("" when there are none).
+func (m markers) strayNote(data []byte) string {
+	_, _, _, stray, _ := m.scan(data)
+	if len(stray) == 0 {
+		return ""
+	}
+	nums := make([]string, len(stray))
+	for i, n := range stray {
+		nums[i] = fmt.Sprint(n)
+	}
+	return "a memoryd marker that is not memoryd's own block, left alone: line " + strings.Join(nums, ", ")
+}
+
 // CodexHome is Codex's folder: $CODEX_HOME (codexHome) when absolute, else
 // ~/.codex.
 func CodexHome(home, codexHome string) string {
@@ -136,9 +211,33 @@ func codexIndexBody(index []byte) string {
 	return codexIndexIntro + strings.TrimRight(text, "\n") + "\n"
 }
 
-// AddCodexIndex returns AGENTS.md's data with memoryd's block holding index.
+// AddCodexIndex returns AGENTS.md's data with memoryd's block holding
+// index; data as it is when it holds more than one block that looks like
+// memoryd's (addCodexIndex says so).
 func AddCodexIndex(data, index []byte) []byte {
+	out, err := addCodexIndex(data, index)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+func addCodexIndex(data, index []byte) ([]byte, error) {
 	return codexAgentsMarkers.put(data, codexIndexBody(index))
+}
+
+// CodexAgentsStray returns the numbers of the lines of AGENTS.md's data
+// that look like memoryd's markers but are not part of memoryd's one
+// well-formed block: memoryd leaves them alone; doctor reports them.
+func CodexAgentsStray(data []byte) []int {
+	_, _, _, stray, _ := codexAgentsMarkers.scan(data)
+	return stray
+}
+
+// CodexConfigStray is CodexAgentsStray for config.toml's data.
+func CodexConfigStray(data []byte) []int {
+	_, _, _, stray, _ := codexConfigMarkers.scan(data)
+	return stray
 }
 
 // RemoveCodexIndex returns AGENTS.md's data without memoryd's block.
@@ -161,6 +260,9 @@ func RefreshCodexBlock(codexHome string, index []byte) (changed bool, err error)
 	body, ok := codexAgentsMarkers.body(data)
 	if !ok || body == codexIndexBody(index) {
 		return false, nil
+	}
+	if readOnly(path) {
+		return false, fmt.Errorf("codex AGENTS.md: %s is read-only, so memoryd leaves it as it is (the index there is not refreshed)", path)
 	}
 	if _, err := writeFollowing(path, AddCodexIndex(data, index), keepPerm(path, 0o644)); err != nil {
 		return false, fmt.Errorf("codex AGENTS.md: %w", err)
@@ -209,6 +311,27 @@ func AddCodexConfig(data []byte, command []string, hooks []CodexHook) ([]byte, e
 		return nil, errors.New("mcp_servers." + MCPServerName + " is already defined outside memoryd's block: " +
 			"remove it (codex mcp remove " + MCPServerName + "), then install again")
 	}
+	// memoryd's block adds tables under mcp_servers and hooks.state: each
+	// of those must be a table TOML lets a [header] extend — not a value,
+	// an array of tables or an inline table (a parser as lenient as ours
+	// accepts the extension, Codex's does not).
+	inline := tomlInlineTables(outside)
+	for _, path := range [][]string{{"mcp_servers"}, {"hooks"}, {"hooks", "state"}} {
+		key := strings.Join(path, ".")
+		if inline[key] {
+			return nil, fmt.Errorf("%s is an inline table (%s = { … }), which TOML does not let memoryd's block add to; "+
+				"not changed — write it as [%s.NAME] tables, then install again", key, path[len(path)-1], key)
+		}
+		var v any = before
+		for _, k := range path {
+			if m, ok := v.(map[string]any); ok {
+				v = m[k]
+			}
+		}
+		if _, ok := v.(map[string]any); v != nil && !ok {
+			return nil, fmt.Errorf("%s is not a table (a value or [[%s]] array), so memoryd's block cannot add to it; not changed", key, key)
+		}
+	}
 	args := make([]string, len(command)-1)
 	for i, a := range command[1:] {
 		args[i] = tomlString(a)
@@ -223,7 +346,10 @@ func AddCodexConfig(data []byte, command []string, hooks []CodexHook) ([]byte, e
 		body += fmt.Sprintf("\n[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(h.Key), tomlString(h.Hash))
 		ours = append(ours, h.Key)
 	}
-	out := codexConfigMarkers.put(data, body)
+	out, err := codexConfigMarkers.put(data, body)
+	if err != nil {
+		return nil, err
+	}
 	after, err := parseTOML(out)
 	if err != nil {
 		return nil, fmt.Errorf("memoryd's block would make it invalid TOML (%v); not changed — "+
@@ -287,16 +413,21 @@ func codexSteps(o *Options) []agentStep {
 				if err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return nil, err
 				}
-				return AddCodexIndex(data, index), nil
+				return addCodexIndex(data, index)
 			},
-			remove: func(data []byte) ([]byte, error) { return RemoveCodexIndex(data), nil }, empty: empty},
+			remove: func(data []byte) ([]byte, error) { return RemoveCodexIndex(data), nil }, empty: empty,
+			report: codexAgentsMarkers.strayNote},
 		{what: "codex hooks", path: hooksPath, perm: 0o644, note: "SessionStart (the project's index) and UserPromptSubmit (recall) hooks",
 			add:    func(data []byte) ([]byte, error) { return AddCodexHooks(data, hookCommands) },
-			remove: RemoveCodexHooks, empty: isEmptyObject},
+			remove: RemoveCodexHooks, empty: isEmptyObject, json: true},
 		{what: "codex mcp", path: filepath.Join(dir, "config.toml"), perm: 0o600, note: "[mcp_servers." + MCPServerName + "], the hooks' trust",
 			add: func(data []byte) ([]byte, error) {
+				// The trust is for the hooks as install writes them.
 				hooksData, err := os.ReadFile(hooksPath)
 				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return nil, err
+				}
+				if hooksData, err = AddCodexHooks(hooksData, hookCommands); err != nil {
 					return nil, err
 				}
 				hooks, err := CodexHooks(hooksPath, hooksData)
@@ -305,6 +436,7 @@ func codexSteps(o *Options) []agentStep {
 				}
 				return AddCodexConfig(data, command, hooks)
 			},
-			remove: func(data []byte) ([]byte, error) { return RemoveCodexMCP(data), nil }, empty: empty},
+			remove: func(data []byte) ([]byte, error) { return RemoveCodexMCP(data), nil }, empty: empty,
+			report: codexConfigMarkers.strayNote},
 	}
 }

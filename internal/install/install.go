@@ -179,6 +179,11 @@ func Install(ctx context.Context, o Options) (Report, error) {
 			return r, fmt.Errorf("install: %w", err)
 		}
 	}
+	// Every agent file install will change is checked before anything is
+	// written: a refusal leaves them all as they are.
+	if _, err := planAgents(&o); err != nil {
+		return r, err
+	}
 	if err := setupFolder(ctx, &o, &r); err != nil {
 		return r, err
 	}
@@ -226,13 +231,19 @@ func Install(ctx context.Context, o Options) (Report, error) {
 func wireStep(o *Options, r *Report) error {
 	dir := OpenCodeDir(o.Home, o.XDGConfigHome)
 	existed := map[string]bool{}
+	before := map[string][]byte{}
 	for _, name := range OpenCodeFiles {
-		_, err := os.Lstat(filepath.Join(dir, name))
-		existed[filepath.Join(dir, name)] = err == nil
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		existed[filepath.Join(dir, name)], before[filepath.Join(dir, name)] = err == nil, data
 	}
 	file, changed, err := WireOpenCode(dir, Instructions(o.MemoryDir))
 	if err != nil {
 		return fmt.Errorf("install: %w", err)
+	}
+	if recs := o.loadFileRecords(); changed && recs.note(file, existed[file], before[file]) {
+		if err := o.saveFileRecords(recs); err != nil {
+			return fmt.Errorf("install: %w", err)
+		}
 	}
 	res := outcome(changed, Updated)
 	if changed && !existed[file] {

@@ -223,7 +223,10 @@ func (f *openCodeFile) save() (bool, error) {
 	if std, err := hujson.Standardize(bytes.Clone(out)); err != nil || !json.Valid(std) {
 		return false, fmt.Errorf("opencode config %s: edit produced invalid JSONC (not written)", f.path)
 	}
-	if _, err := writeFollowing(f.path, out, 0o644); err != nil {
+	if readOnly(f.path) {
+		return false, fmt.Errorf("opencode config: %w", errReadOnly(f.path, "run memoryd"))
+	}
+	if _, err := writeFollowing(f.path, out, keepPerm(f.path, 0o644)); err != nil {
 		return false, fmt.Errorf("opencode config: %w", err)
 	}
 	return true, nil
@@ -304,9 +307,16 @@ func removeMember(obj *hujson.Object, name string) {
 //go:embed opencode_plugin.js
 var openCodePlugin string
 
-// openCodePluginHeader starts the plugin; uninstall removes a memoryd.js
-// only when it starts so.
-const openCodePluginHeader = "// memoryd: "
+// openCodePluginHeader is the first line of the plugin, the same in every
+// version memoryd wrote; with the MEMORYD constant it tells memoryd's
+// plugin from a memoryd.js of the user's, which install never overwrites
+// and uninstall never removes.
+var openCodePluginHeader, _, _ = strings.Cut(openCodePlugin, "\n")
+
+// isOpenCodePlugin reports whether data is a plugin memoryd wrote.
+func isOpenCodePlugin(data []byte) bool {
+	return bytes.HasPrefix(data, []byte(openCodePluginHeader+"\n")) && bytes.Contains(data, []byte("\nconst MEMORYD = "))
+}
 
 // OpenCodePluginFile is memoryd's plugin in OpenCode's global plugin folder
 // (dir is OpenCodeDir). OpenCode 1.18 loads every .js file there.
@@ -323,7 +333,7 @@ func RenderOpenCodePlugin(binary, config string) []byte {
 // OpenCodePluginBinary returns the memoryd binary a plugin file made by
 // RenderOpenCodePlugin runs, and whether data is such a file.
 func OpenCodePluginBinary(data []byte) (string, bool) {
-	if !bytes.HasPrefix(data, []byte(openCodePluginHeader)) {
+	if !isOpenCodePlugin(data) {
 		return "", false
 	}
 	_, rest, ok := strings.Cut(string(data), "\nconst MEMORYD = ")
@@ -434,7 +444,7 @@ func openCodeSteps(o *Options, adding bool) []agentStep {
 	mcp := func(path string) agentStep {
 		return agentStep{what: "opencode mcp", path: path, perm: 0o644, note: "mcp." + MCPServerName,
 			add:    func(data []byte) ([]byte, error) { return AddOpenCodeMCP(data, command) },
-			remove: RemoveOpenCodeMCP, empty: onlySchema}
+			remove: RemoveOpenCodeMCP, empty: onlySchema, json: true}
 	}
 	var steps []agentStep
 	if adding {
@@ -447,9 +457,15 @@ func openCodeSteps(o *Options, adding bool) []agentStep {
 	plugin := RenderOpenCodePlugin(o.Binary, o.ConfigPath)
 	return append(steps, agentStep{what: "opencode plugin", path: OpenCodePluginFile(dir), perm: 0o644,
 		note: "adds the project's memory index to the system prompt",
-		add:  func([]byte) ([]byte, error) { return plugin, nil },
+		add: func(data []byte) ([]byte, error) {
+			if data != nil && !isOpenCodePlugin(data) {
+				return nil, errors.New("not memoryd's plugin (memoryd's starts with its own header and sets MEMORYD): " +
+					"memoryd never overwrites a file it did not write — rename yours, then install again")
+			}
+			return plugin, nil
+		},
 		remove: func(data []byte) ([]byte, error) {
-			if !bytes.HasPrefix(data, []byte(openCodePluginHeader)) {
+			if !isOpenCodePlugin(data) {
 				return data, nil // not ours
 			}
 			return nil, nil
