@@ -51,6 +51,17 @@ func hookFindings(ctx context.Context, o install.Options) []doctor.Finding {
 
 	home := install.CodexHome(o.Home, o.CodexHome)
 	config, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	agents, _ := os.ReadFile(filepath.Join(home, "AGENTS.md"))
+	for _, f := range []struct {
+		name  string
+		stray []int
+	}{{"AGENTS.md", install.CodexAgentsStray(agents)}, {"config.toml", install.CodexConfigStray(config)}} {
+		if len(f.stray) > 0 {
+			out = append(out, doctor.Finding{Check: "codex " + f.name, Fix: "delete or fix those lines by hand (memoryd leaves them alone)",
+				Problem: fmt.Sprintf("%s: line %s looks like a memoryd marker but is not part of memoryd's own complete block "+
+					"(a half-deleted block, or a marker quoted in your text)", filepath.Join(home, f.name), strings.Trim(fmt.Sprint(f.stray), "[]"))})
+		}
+	}
 	if _, wired := install.CodexMCP(config); wired {
 		path := filepath.Join(home, "hooks.json")
 		data, _ := os.ReadFile(path)
