@@ -25,6 +25,7 @@ type Config struct {
 	Compact   Compact `yaml:"compact"`
 	LLM       LLM     `yaml:"llm"`
 	Recall    Recall  `yaml:"recall"`
+	Sync      Sync    `yaml:"sync"`
 	LogLevel  string  `yaml:"log_level"` // MEMORY_LOG_LEVEL: debug, info, warn, error
 
 	origins   map[string]Origin // key → where its value came from; absent means default
@@ -109,6 +110,19 @@ type Recall struct {
 	Timeout Duration `yaml:"timeout"`
 }
 
+// Sync configures sync across machines through the notes repository's
+// own git remote.
+type Sync struct {
+	// Enabled turns sync on: the daemon pushes after its commits and
+	// integrates the remote's commits when it is safe. MEMORY_SYNC_ENABLED.
+	Enabled bool `yaml:"enabled"`
+	// Remote is the git remote to sync with; "" means the current branch's
+	// upstream remote. MEMORY_SYNC_REMOTE.
+	Remote string `yaml:"remote"`
+	// Interval is how often an idle daemon fetches. MEMORY_SYNC_INTERVAL_MS.
+	Interval Duration `yaml:"interval"`
+}
+
 // MinPoll is the shortest compaction poll interval; smaller values are raised
 // to it, as the design says ("never below 60 s").
 const MinPoll = 60 * time.Second
@@ -142,6 +156,7 @@ func Default() Config {
 		},
 		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
 		Recall:   Recall{MaxBytes: 1500, Timeout: Duration(2 * time.Second)},
+		Sync:     Sync{Interval: Duration(5 * time.Minute)},
 		LogLevel: "info",
 	}
 }
@@ -270,6 +285,10 @@ func (c *Config) Validate() error {
 	atLeast("llm.daily_tokens", c.LLM.DailyTokens, 0, " (0 means no limit)")
 	atLeast("recall.max_bytes", c.Recall.MaxBytes, 0, " (0 turns recall off)")
 	positive("recall.timeout", c.Recall.Timeout)
+	positive("sync.interval", c.Sync.Interval)
+	if r := c.Sync.Remote; r != "" && (strings.HasPrefix(r, "-") || strings.ContainsAny(r, " \t\n\x00")) {
+		bad("sync.remote", "must be the name of a git remote, such as origin (got %q)", r)
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

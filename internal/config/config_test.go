@@ -74,6 +74,9 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"bad env ms", "memory_dir: /m\n", map[string]string{"MEMORY_COMPACT_POLL_MS": "10s"}, "MEMORY_COMPACT_POLL_MS"},
 		{"bad env bool", "memory_dir: /m\n", map[string]string{"MEMORY_COMPACT_ENABLED": "maybe"}, "MEMORY_COMPACT_ENABLED"},
 		{"bad author", "memory_dir: /m\ngit:\n  author: nobody\n", nil, "git.author"},
+		{"zero sync interval", "memory_dir: /m\nsync:\n  interval: 0\n", nil, "sync.interval"},
+		{"bad sync remote", "memory_dir: /m\nsync:\n  remote: --upload-pack=x\n", nil, "sync.remote"},
+		{"bad sync env", "memory_dir: /m\n", map[string]string{"MEMORY_SYNC_INTERVAL_MS": "5m"}, "MEMORY_SYNC_INTERVAL_MS"},
 		{"max wait below debounce", "memory_dir: /m\ngit:\n  commit_debounce: 10s\n  commit_max_wait: 1s\n", nil, "git.commit_max_wait"},
 	}
 	for _, tc := range cases {
@@ -100,5 +103,23 @@ func TestPollClamped(t *testing.T) {
 	}
 	if c.Compact.Poll.D() != MinPoll {
 		t.Fatalf("poll %s, want clamped to %s", c.Compact.Poll, MinPoll)
+	}
+}
+
+func TestSyncKeys(t *testing.T) {
+	c, err := Load("", false, env(map[string]string{
+		"MEMORY_DIR": "/m", "MEMORY_SYNC_ENABLED": "yes", "MEMORY_SYNC_REMOTE": "backup", "MEMORY_SYNC_INTERVAL_MS": "1500",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Sync.Enabled || c.Sync.Remote != "backup" || c.Sync.Interval.D() != 1500*time.Millisecond {
+		t.Fatalf("sync from env: %+v", c.Sync)
+	}
+	if d := Default(); d.Sync.Enabled || d.Sync.Remote != "" || d.Sync.Interval.D() != 5*time.Minute {
+		t.Fatalf("sync defaults: %+v", d.Sync)
 	}
 }

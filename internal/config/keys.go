@@ -50,6 +50,9 @@ var fields = []field{
 	{key: "llm.daily_tokens", env: "MEMORY_LLM_DAILY_TOKENS", ptr: func(c *Config) any { return &c.LLM.DailyTokens }},
 	{key: "recall.max_bytes", env: "MEMORY_RECALL_MAX_BYTES", ptr: func(c *Config) any { return &c.Recall.MaxBytes }},
 	{key: "recall.timeout", env: "MEMORY_RECALL_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Recall.Timeout }},
+	{key: "sync.enabled", env: "MEMORY_SYNC_ENABLED", ptr: func(c *Config) any { return &c.Sync.Enabled }},
+	{key: "sync.remote", env: "MEMORY_SYNC_REMOTE", ptr: func(c *Config) any { return &c.Sync.Remote }},
+	{key: "sync.interval", env: "MEMORY_SYNC_INTERVAL_MS", ptr: func(c *Config) any { return &c.Sync.Interval }},
 	{key: "log_level", env: "MEMORY_LOG_LEVEL", ptr: func(c *Config) any { return &c.LogLevel }},
 }
 
