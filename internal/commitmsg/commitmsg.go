@@ -38,6 +38,7 @@ const (
 	KindCheckpoint Kind = "checkpoint" // memory: checkpoint before compaction
 	KindUpdate     Kind = "update"     // memory: update a.md — the daemon's commit of hand edits
 	KindUndo       Kind = "undo"       // memory: undo …
+	KindSync       Kind = "sync"       // memory: sync: merge origin/main — sync's merge and the indexes it rebuilt
 	KindMemoryd    Kind = "memoryd"    // another "memory: " subject of an older memoryd
 	KindOther      Kind = ""
 )

@@ -104,6 +104,12 @@ var noHooks = []string{"-c", "core.hooksPath=" + os.DevNull}
 // lock files, whereas a killed `git commit` leaves index.lock behind and
 // blocks the user's next git command until they delete it by hand.
 func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return r.runEnv(ctx, stdin, nil, args...)
+}
+
+// runEnv is run with extra environment variables (NAME=value), set after
+// memoryd's own.
+func (r *Repo) runEnv(ctx context.Context, stdin []byte, extra []string, args ...string) ([]byte, error) {
 	full := make([]string, 0, len(args)+len(noHooks)+1)
 	full = append(full, "--no-pager")
 	full = append(full, noHooks...)
@@ -112,7 +118,7 @@ func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = cancelGrace
 	cmd.Dir = r.root
-	cmd.Env = cliEnv(cmd.Environ())
+	cmd.Env = append(cliEnv(cmd.Environ()), extra...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -1,0 +1,328 @@
+// Package gitsync syncs a memory folder across machines through the notes
+// repository's own git remote: no server of memoryd's. One Round fetches,
+// integrates the remote's commits when it is safe, and pushes.
+//
+// The rules:
+//
+//   - git never prompts (GIT_TERMINAL_PROMPT=0, ssh in batch mode unless
+//     the user chose their own ssh command); the user's credentials (ssh
+//     agent, credential helper) are used as they are, never stored.
+//   - The remote's commits are integrated under the write transaction's
+//     lock (txn.Folder.Begin), never while a git operation of the user's is
+//     under way or something of theirs is staged: a fast-forward when the
+//     local branch has nothing of its own, else a merge computed without
+//     touching the work tree (git merge-tree), committed, and then
+//     fast-forwarded to. The work tree never sees a conflict marker.
+//   - When both sides changed one fact, the remote's version stays and this
+//     machine's goes to the review inbox (_inbox/<file>) as a proposal over
+//     it: `memoryd review` shows the diff; accept keeps mine, reject keeps
+//     theirs. Generated files (the indexes memoryd wrote, .gitattributes,
+//     PROTOCOL.md) are rebuilt, never merged by hand. A conflict in any
+//     other file — the user's own notes — stops the round with nothing
+//     changed, and says which file and what to run.
+//   - Push is a plain `git push` of the branch: never forced, so no commit
+//     the remote has is ever rewritten. A push the remote refuses because
+//     it moved on is integrated at the next round.
+package gitsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/txn"
+)
+
+var (
+	// ErrNoRemote means there is nothing to sync with: sync.remote is
+	// empty and the branch has no upstream, or the remote is unknown.
+	ErrNoRemote = errors.New("no remote to sync with")
+	// ErrOffline means the remote could not be reached or refused us
+	// (network, credentials). Local commits go on; the round is retried.
+	ErrOffline = errors.New("the remote cannot be reached")
+	// ErrPaused means the remote's commits could not be integrated now:
+	// Result.Paused says why and what to do. Nothing was changed.
+	ErrPaused = errors.New("sync paused")
+)
+
+// Options configure a Syncer.
+type Options struct {
+	Folder *txn.Folder // its Repo must be set
+	// Remote is the git remote; "" means the current branch's upstream.
+	Remote string
+	// Who names the process in the write lock ("memoryd run (sync)").
+	Who string
+	// Timeout bounds one fetch or push; 0 means 2 minutes.
+	Timeout time.Duration
+	// Getenv reads the environment (GIT_SSH_COMMAND, GIT_SSH); nil means
+	// os.Getenv.
+	Getenv func(string) string
+	Logger *slog.Logger
+}
+
+// Syncer runs rounds for one memory folder.
+type Syncer struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns a Syncer; it touches nothing.
+func New(opts Options) *Syncer {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Who == "" {
+		opts.Who = "memoryd sync"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Syncer{opts: opts, log: log.With("component", "sync")}
+}
+
+// Result is what one round did, and where the branch stands after it.
+type Result struct {
+	Remote string `json:"remote"`           // "origin"
+	Branch string `json:"branch"`           // the local branch, "main"
+	Target string `json:"target,omitempty"` // the remote's branch, "origin/main"
+	// Pulled is the number of the remote's commits integrated.
+	Pulled int `json:"pulled"`
+	// Pushed is the number of commits pushed.
+	Pushed int `json:"pushed"`
+	// Review lists the inbox files made from this machine's version of a
+	// fact the remote changed too (_inbox/x.md).
+	Review []string `json:"review,omitempty"`
+	// Merge is the merge commit the round made, "" for none.
+	Merge string `json:"merge,omitempty"`
+	// Ahead and Behind count the commits the local branch has that the
+	// remote lacks, and the other way round, after the round (as far as the
+	// last fetch knows).
+	Ahead  int `json:"ahead"`
+	Behind int `json:"behind"`
+	// Paused says why the remote's commits were not integrated, and what
+	// to do ("" when they were, or there were none).
+	Paused string `json:"paused,omitempty"`
+	// Conflict is the file that is not a memory file whose conflict paused
+	// the round, relative to the repository's top.
+	Conflict string `json:"conflict,omitempty"`
+}
+
+// Round fetches, integrates the remote's commits when it is safe, and
+// pushes what the remote lacks. It returns an error wrapping ErrNoRemote,
+// ErrOffline or ErrPaused (with Result.Paused) when it could not finish;
+// what it did before is in the Result all the same.
+func (s *Syncer) Round(ctx context.Context) (Result, error) {
+	var res Result
+	repo := s.opts.Folder.Repo()
+	if repo == nil {
+		return res, errors.New("sync needs the memory folder inside a git repository")
+	}
+	g := &gitCmd{repo: repo, env: s.netEnv(ctx, repo)}
+	branch, err := g.out(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil || branch == "" {
+		res.Paused = "HEAD is detached (no branch is checked out); check out the branch memoryd commits to: git switch <branch>"
+		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
+	res.Branch = branch
+	remote, rbranch, err := s.target(ctx, g, branch)
+	if err != nil {
+		return res, err
+	}
+	res.Remote, res.Target = remote, remote+"/"+rbranch
+	tracking := "refs/remotes/" + remote + "/" + rbranch
+
+	// Fetch the one branch into its remote-tracking ref, leaving the
+	// user's FETCH_HEAD alone.
+	fctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	_, err = g.run(fctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
+		"+refs/heads/"+rbranch+":"+tracking)
+	cancel()
+	missing := false
+	if err != nil {
+		msg := gitstore.GitMessage(err)
+		if !strings.Contains(msg, "couldn't find remote ref") {
+			return res, fmt.Errorf("%w: fetch from %s: %s", ErrOffline, remote, firstLine(msg, err))
+		}
+		missing = true // an empty remote: the push creates the branch
+	}
+	tip := ""
+	if !missing {
+		if tip, err = g.out(ctx, "rev-parse", "--verify", "--quiet", tracking+"^{commit}"); err != nil {
+			return res, fmt.Errorf("read %s: %w", tracking, err)
+		}
+	}
+	if tip != "" {
+		if res.Ahead, res.Behind, err = g.counts(ctx, branch, tip); err != nil {
+			return res, err
+		}
+	}
+	if res.Behind > 0 {
+		if err := s.integrate(ctx, g, branch, tip, &res); err != nil {
+			return res, err
+		}
+		if res.Ahead, res.Behind, err = g.counts(ctx, branch, tip); err != nil {
+			return res, err
+		}
+	} else if tip == "" {
+		n, err := g.out(ctx, "rev-list", "--count", branch)
+		if err != nil {
+			return res, err
+		}
+		res.Ahead, _ = strconv.Atoi(n)
+	}
+	if res.Ahead == 0 || res.Behind > 0 {
+		return res, nil
+	}
+	return res, s.push(ctx, g, branch, remote, rbranch, tracking, &res)
+}
+
+// target resolves the remote and its branch: sync.remote, else the
+// branch's upstream; the upstream's branch when it is on that remote, else
+// one of the same name.
+func (s *Syncer) target(ctx context.Context, g *gitCmd, branch string) (remote, rbranch string, err error) {
+	upRemote, _ := g.out(ctx, "config", "--get", "branch."+branch+".remote")
+	upMerge, _ := g.out(ctx, "config", "--get", "branch."+branch+".merge")
+	remote = s.opts.Remote
+	if remote == "" {
+		remote = upRemote
+	}
+	if remote == "" || remote == "." {
+		return "", "", fmt.Errorf("%w: branch %s has no upstream; set one (git push -u origin %s) or set sync.remote", ErrNoRemote, branch, branch)
+	}
+	if url, _ := g.out(ctx, "config", "--get", "remote."+remote+".url"); url == "" {
+		return "", "", fmt.Errorf("%w: git knows no remote %q (git remote -v lists them; git remote add %s <url> adds it)", ErrNoRemote, remote, remote)
+	}
+	rbranch = branch
+	if remote == upRemote {
+		if b, ok := strings.CutPrefix(upMerge, "refs/heads/"); ok && b != "" {
+			rbranch = b
+		}
+	}
+	return remote, rbranch, nil
+}
+
+// push pushes the branch to the remote's branch: a plain push, never
+// forced. A refusal because the remote moved on is integrated next round.
+func (s *Syncer) push(ctx context.Context, g *gitCmd, branch, remote, rbranch, tracking string, res *Result) error {
+	head, err := g.out(ctx, "rev-parse", "--verify", "refs/heads/"+branch)
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	out, err := g.run(pctx, nil, "push", "--quiet", "--end-of-options", remote, head+":refs/heads/"+rbranch)
+	cancel()
+	if err != nil {
+		msg := gitstore.GitMessage(err) + "\n" + string(out)
+		if strings.Contains(msg, "rejected") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "non-fast-forward") {
+			return fmt.Errorf("%w: %s moved on while this round ran; its commits are integrated at the next round", ErrOffline, remote)
+		}
+		return fmt.Errorf("%w: push to %s: %s", ErrOffline, remote, firstLine(msg, err))
+	}
+	// What was pushed is what the remote has now.
+	if _, err := g.run(ctx, nil, "update-ref", "-m", "memoryd sync: pushed", tracking, head); err != nil {
+		s.log.Warn("record the pushed commit", "ref", tracking, "err", err)
+	}
+	res.Pushed, res.Ahead = res.Ahead, 0
+	s.log.Info(fmt.Sprintf("pushed %d commit(s) to %s/%s", res.Pushed, remote, rbranch))
+	return nil
+}
+
+// netEnv is what fetch and push add to git's environment: ssh in batch
+// mode (a prompt nobody sees would hang the round), unless the user chose
+// their own ssh command, which is theirs to configure.
+func (s *Syncer) netEnv(ctx context.Context, repo *gitstore.Repo) []string {
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never"}
+	if s.opts.Getenv("GIT_SSH_COMMAND") != "" || s.opts.Getenv("GIT_SSH") != "" {
+		return env
+	}
+	if out, _ := repo.RunGit(ctx, nil, nil, "config", "--get", "core.sshCommand"); len(bytes.TrimSpace(out)) > 0 {
+		return env
+	}
+	return append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
+}
+
+// gitCmd runs git in the repository with the round's environment.
+type gitCmd struct {
+	repo *gitstore.Repo
+	env  []string
+}
+
+func (g *gitCmd) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return g.repo.RunGit(ctx, stdin, g.env, args...)
+}
+
+// out is run's standard output, trimmed.
+func (g *gitCmd) out(ctx context.Context, args ...string) (string, error) {
+	b, err := g.run(ctx, nil, args...)
+	return strings.TrimSpace(string(b)), err
+}
+
+// counts is how many commits a has that b lacks, and the other way round.
+func (g *gitCmd) counts(ctx context.Context, a, b string) (ahead, behind int, err error) {
+	out, err := g.out(ctx, "rev-list", "--left-right", "--count", a+"..."+b, "--")
+	if err != nil {
+		return 0, 0, err
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("git rev-list --count said %q", out)
+	}
+	ahead, _ = strconv.Atoi(f[0])
+	behind, _ = strconv.Atoi(f[1])
+	return ahead, behind, nil
+}
+
+func firstLine(msg string, err error) string {
+	if msg == "" {
+		return err.Error()
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "hint:") {
+			return l
+		}
+	}
+	return err.Error()
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// syncMessage is the message of sync's commits.
+func syncMessage(subject string, body ...string) commitmsg.Message {
+	return commitmsg.Message{Subject: subject, Body: strings.Join(body, "\n"), Kind: commitmsg.KindSync, Writer: commitmsg.Person}
+}
+
+// inboxName is the inbox file for this machine's version of the fact rel
+// (relative to the memory folder): _inbox/<base name>, the name review
+// accepts over the fact; another name when that one is taken.
+func inboxName(rel string, taken func(string) bool) string {
+	base := path.Base(rel)
+	name := index.InboxDir + "/" + base
+	for n := 2; taken(name); n++ {
+		name = fmt.Sprintf("%s/%s.mine-%d.md", index.InboxDir, strings.TrimSuffix(base, ".md"), n)
+	}
+	return name
+}
