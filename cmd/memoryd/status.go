@@ -279,6 +279,9 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 	if r.Running && s != nil {
 		printSessions(w, s.Extraction, now)
 	}
+	if s != nil && s.Sync.Enabled {
+		printSyncStatus(w, s.Sync, now)
+	}
 	printTokens(w, r.Tokens, now)
 	printProblems(w, r.Problems)
 }

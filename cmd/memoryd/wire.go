@@ -43,6 +43,7 @@ func daemonOptions(f *folder) daemon.Options {
 		},
 		Extract:     daemon.ExtractPolicy{Debounce: c.Extract.Debounce.D()},
 		DailyTokens: c.LLM.DailyTokens,
+		Sync:        daemon.SyncPolicy{Interval: c.Sync.Interval.D()},
 		Version:     version(),
 		Logger:      f.log,
 	}
@@ -61,6 +62,9 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		deps.Git = f.repo
 	}
 	deps.Published = codexPublisher(f)
+	if f.cfg.Sync.Enabled && f.repo != nil {
+		deps.Sync = newSyncer(f, "memoryd run (sync)")
+	}
 	var closers []io.Closer
 	if x, err := search.Open(f.stateDir, f.dir); err != nil {
 		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)

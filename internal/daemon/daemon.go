@@ -58,6 +58,8 @@ type Options struct {
 	// LLM calls recorded today reach it, no extraction or compaction starts
 	// until local midnight. 0 means no limit.
 	DailyTokens int
+	// Sync times the rounds of Deps.Sync.
+	Sync SyncPolicy
 
 	Version string
 	Logger  *slog.Logger
@@ -84,6 +86,10 @@ type Deps struct {
 	// under the daemon and has been recreated: status.json is published
 	// again at once.
 	StateReset <-chan struct{}
+	// Sync, when set (sync.enabled), syncs with the notes repository's
+	// remote: a round at start, after the daemon's commits and every
+	// SyncPolicy.Interval. It needs Git.
+	Sync Syncer
 }
 
 // Searcher is the search cache the daemon keeps current (search.Index).

@@ -69,6 +69,7 @@ type loop struct {
 	compactCheck time.Time // next compaction check
 	extract      extractState
 	budget       budget
+	sync         syncState
 
 	status        Status
 	statusDirty   bool      // status changed since it was last published
@@ -95,6 +96,7 @@ func (l *loop) run(ctx context.Context) error {
 	}
 	l.loadCompactState(now)
 	l.initStatus(now)
+	l.initSync(now)
 	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
 
 	indexT := time.NewTimer(time.Hour)
@@ -114,6 +116,9 @@ func (l *loop) run(ctx context.Context) error {
 	statusT := time.NewTimer(time.Hour)
 	statusT.Stop()
 	defer statusT.Stop()
+	syncT := time.NewTimer(time.Hour)
+	syncT.Stop()
+	defer syncT.Stop()
 
 	events := l.d.deps.Watcher.Events()
 	activity := l.d.deps.Extraction.activityChan()
@@ -152,6 +157,12 @@ func (l *loop) run(ctx context.Context) error {
 		case <-statusT.C:
 			now = time.Now()
 			l.publishStatus(now)
+		case <-syncT.C:
+			now = time.Now()
+			l.startSync(ctx, now)
+		case r := <-l.sync.results:
+			now = time.Now()
+			l.finishSync(r, now)
 		case <-l.d.deps.StateReset:
 			now = time.Now()
 			l.publishStatus(now)
@@ -170,6 +181,8 @@ func (l *loop) run(ctx context.Context) error {
 		resetTimer(extractT, l.budgetHold(at), ok && l.job == jobNone, now)
 		at, ok = l.statusDue()
 		resetTimer(statusT, at, ok, now)
+		at, ok = l.syncDue()
+		resetTimer(syncT, at, ok, now)
 	}
 }
 
@@ -336,6 +349,9 @@ func (l *loop) finishCommit(r jobResult, now time.Time) {
 	l.status.Git.Problem = ""
 	l.noteHeld(r.held)
 	l.status.Git.LastCheckAt = now
+	// After the folder changed: the daemon's commit, or one a command
+	// made (memoryd add), which this commit found nothing left of.
+	l.afterCommitSync(now)
 	if len(r.paths) == 0 {
 		return
 	}
@@ -359,6 +375,9 @@ func (l *loop) shutdown() error {
 	if l.job != jobNone {
 		r := <-l.results
 		l.finish(r, time.Now())
+	}
+	if l.sync.running {
+		l.finishSync(<-l.sync.results, time.Now())
 	}
 	now := time.Now()
 	if _, ok := l.indexDeb.due(); ok || l.paused {

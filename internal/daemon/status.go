@@ -50,6 +50,9 @@ type Status struct {
 
 	Extraction ExtractStatus `json:"extraction"`
 
+	// Sync is sync with the notes repository's remote (sync.enabled).
+	Sync SyncStatus `json:"sync"`
+
 	// Budget is the daily token budget as the daemon enforces it.
 	Budget struct {
 		DailyTokens int       `json:"dailyTokens"` // 0: no limit
@@ -157,6 +160,7 @@ func (s *Status) Problems() []string {
 		}
 		p = append(p, "paused, writing nothing: "+why)
 	}
+	p = append(p, s.Sync.problems()...)
 	if s.Compaction.State.LastError != "" {
 		p = append(p, "last compaction failed: "+s.Compaction.State.LastError)
 	}

@@ -147,6 +147,20 @@ func (s *Syncer) Round(ctx context.Context) (Result, error) {
 	res.Remote, res.Target = remote, remote+"/"+rbranch
 	tracking := "refs/remotes/" + remote + "/" + rbranch
 
+	// Where the branch stands as far as the last fetch knows: what an
+	// offline round reports.
+	if tip, _ := g.out(ctx, "rev-parse", "--verify", "--quiet", tracking+"^{commit}"); tip != "" {
+		res.Ahead, res.Behind, _ = g.counts(ctx, branch, tip)
+	} else {
+		n, _ := g.out(ctx, "rev-list", "--count", branch)
+		res.Ahead, _ = strconv.Atoi(n)
+	}
+	// Not beside a git command of the user's: their own `git pull` takes
+	// the same remote-tracking ref's lock.
+	if err := repo.Busy(); err != nil {
+		res.Paused = strings.TrimPrefix(err.Error(), gitstore.ErrBusy.Error()+": ")
+		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
 	// Fetch the one branch into its remote-tracking ref, leaving the
 	// user's FETCH_HEAD alone.
 	fctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)

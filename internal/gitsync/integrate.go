@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
@@ -30,6 +31,10 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 		return err
 	}
 	defer tx.Close()
+	// Once begun, the integration runs to its end: a merge or commit cut
+	// short by a daemon's shutdown would leave work for the user.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), integrateTimeout)
+	defer cancel()
 	repo := g.repo
 	// Edits of memory files waiting for the daemon's commit go in first,
 	// as that commit would: the merge then sees them.
@@ -84,6 +89,9 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 	s.log.Info(fmt.Sprintf("pulled %d commit(s) from %s", res.Pulled, res.Target), "merge", res.Merge, "review", res.Review)
 	return nil
 }
+
+// integrateTimeout bounds the integration, which runs without network.
+const integrateTimeout = time.Minute
 
 // stage is one side of a conflicted path in merge-tree's output.
 type stage struct{ mode, oid string }

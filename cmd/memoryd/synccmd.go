@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/gitsync"
+)
+
+func init() {
+	register(&command{
+		name:    "sync",
+		args:    "[--json]",
+		summary: "Sync the memory with the notes repository's git remote now: pull, push, and say what was left for review.",
+		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the result as JSON") },
+		run:     runSync,
+	})
+}
+
+// syncReport is what `memoryd sync --json` prints.
+type syncReport struct {
+	gitsync.Result
+	Enabled bool   `json:"enabled"` // sync.enabled: whether the daemon syncs by itself
+	Error   string `json:"error,omitempty"`
+}
+
+// newSyncer is the folder's sync with its remote (sync.remote); who names
+// the process in the write lock.
+func newSyncer(f *folder, who string) *gitsync.Syncer {
+	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, Logger: f.log})
+}
+
+func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
+	f, err := openFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	if _, err := f.needRepo(); err != nil {
+		return err
+	}
+	res, err := newSyncer(f, "memoryd sync").Round(ctx)
+	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	if flagBool(fs, "json") {
+		if werr := writeJSON(e.stdout, r); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return exitError{code: exitFail}
+		}
+		return nil
+	}
+	printSync(e.stdout, r)
+	if err != nil {
+		return syncFailure(err, res)
+	}
+	return nil
+}
+
+// syncFailure is the error a failed round ends the command with.
+func syncFailure(err error, res gitsync.Result) error {
+	switch {
+	case errors.Is(err, gitsync.ErrPaused) && res.Paused != "":
+		return errors.New("paused: " + res.Paused)
+	case errors.Is(err, gitsync.ErrOffline):
+		return fmt.Errorf("%w; your commits stay here (%d ahead) and go out at the next sync", err, res.Ahead)
+	}
+	return err
+}
+
+// printSync says what a round pulled, pushed and left for review.
+func printSync(w io.Writer, r syncReport) {
+	if r.Target == "" {
+		return
+	}
+	fmt.Fprintf(w, "remote         %s\n", r.Target)
+	fmt.Fprintf(w, "pulled         %s\n", commits(r.Pulled))
+	fmt.Fprintf(w, "pushed         %s\n", commits(r.Pushed))
+	if len(r.Review) > 0 {
+		fmt.Fprintf(w, "for review     %s (changed on both machines: the remote's version stays, this one's waits; memoryd review)\n", strings.Join(r.Review, ", "))
+	}
+	fmt.Fprintf(w, "now            %d ahead, %d behind\n", r.Ahead, r.Behind)
+	if !r.Enabled {
+		fmt.Fprintln(w, "sync.enabled is off: the daemon does not sync by itself (set sync.enabled: true or MEMORY_SYNC_ENABLED=1)")
+	}
+}
+
+func commits(n int) string {
+	if n == 1 {
+		return "1 commit"
+	}
+	return fmt.Sprintf("%d commits", n)
+}
+
+// printSyncStatus is status's sync line.
+func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
+	remote := s.Remote
+	if remote == "" {
+		remote = "the remote"
+	}
+	fmt.Fprintf(w, "sync           %s: %d ahead, %d behind", remote, s.Ahead, s.Behind)
+	switch {
+	case s.Paused != "":
+		fmt.Fprint(w, ", paused")
+	case !s.OfflineSince.IsZero():
+		fmt.Fprintf(w, ", offline since %s", relTime(s.OfflineSince, now))
+	}
+	fmt.Fprintf(w, ", last sync %s", relTime(s.LastSyncAt, now))
+	if n := len(s.Review); n > 0 {
+		fmt.Fprintf(w, ", %d for review", n)
+	}
+	fmt.Fprintln(w)
+}
