@@ -54,6 +54,7 @@ type SyncStatus struct {
 type syncState struct {
 	next    time.Time // the next round; zero when sync is off
 	running bool
+	again   bool // a commit came while a round ran: another follows it
 	fails   int
 	results chan syncResult
 }
@@ -93,7 +94,11 @@ func (l *loop) afterCommitSync(now time.Time) {
 	if quiet <= 0 {
 		quiet = syncQuietDefault
 	}
-	if at := now.Add(quiet); l.sync.next.IsZero() || at.Before(l.sync.next) || l.sync.running {
+	if l.sync.running {
+		l.sync.again = true
+		return
+	}
+	if at := now.Add(quiet); l.sync.next.IsZero() || at.Before(l.sync.next) {
 		l.sync.next = at
 	}
 }
@@ -121,6 +126,7 @@ func (l *loop) startSync(ctx context.Context, now time.Time) {
 // finishSync records a round's result and schedules the next.
 func (l *loop) finishSync(r syncResult, now time.Time) {
 	l.sync.running = false
+	defer func() { l.sync.again = false }()
 	s := &l.status.Sync
 	s.Running, s.LastTook = false, took(r.took)
 	if r.res.Target != "" {
@@ -142,6 +148,9 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 		}
 		l.sync.fails, s.Problem, s.OfflineSince, s.LastSyncAt = 0, "", time.Time{}, now
 		l.sync.next = now.Add(interval)
+		if l.sync.again {
+			l.afterCommitSync(now)
+		}
 	case errors.Is(r.err, context.Canceled):
 		return
 	default:
