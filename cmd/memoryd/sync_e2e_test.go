@@ -197,6 +197,15 @@ func TestSyncSameFactEditedOnBothWhileRemoteAway(t *testing.T) {
 	waitFor(t, "a review item in status", func() bool {
 		return len(a.status().Sync.Review)+len(b.status().Sync.Review) == 1
 	})
+	// Review: accept keeps this machine's version, and it reaches the other.
+	mine := readInbox(a)
+	if out, code := a.runCmd(nil, "review", "accept", "user-name.md"); code != 0 {
+		t.Fatalf("review accept (%d):\n%s", code, out)
+	}
+	if a.read("user-name.md") != mine || len(inboxFiles(a)) != 0 {
+		t.Fatalf("accept did not keep the inbox version: %q", a.read("user-name.md"))
+	}
+	waitFor(t, "the accepted version on B", func() bool { return b.read("user-name.md") == mine && len(inboxFiles(b)) == 0 })
 	tips.checkNothingForced(t, a, remote)
 }
 
