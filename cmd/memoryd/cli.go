@@ -44,6 +44,7 @@ type command struct {
 	summary string
 	run     func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	flags   func(fs *flag.FlagSet) // extra flags beyond the common ones
+	hidden  bool                   // left out of the help, the suggestions and the completion
 }
 
 // usageError marks a bad command line (exit status 2).
@@ -82,13 +83,19 @@ func run(ctx context.Context, args []string, e env) int {
 	case "-v", "-version", "--version":
 		printVersion(e.stdout)
 		return exitOK
+	case completeFactsCmd:
+		completeFacts(args[1:], e)
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		if strings.HasPrefix(args[0], "-") {
-			fmt.Fprintf(e.stderr, "memoryd: unknown flag %q (flags go after the command: memoryd <command> %s)\n", args[0], args[0])
-		} else {
-			fmt.Fprintf(e.stderr, "memoryd: unknown command %q\n", args[0])
+		if !strings.HasPrefix(args[0], "-") {
+			fmt.Fprint(e.stderr, unknownCommand("memoryd", args[0]))
+			return exitUsage
+		}
+		fmt.Fprintf(e.stderr, "memoryd: unknown flag %q (flags go after the command: memoryd <command> %s)\n", args[0], args[0])
+		if s := suggest(strings.TrimLeft(args[0], "-"), []string{"help", "version"}); s != "" {
+			fmt.Fprintf(e.stderr, "Did you mean --%s?\n", s)
 		}
 		printUsage(e.stderr)
 		return exitUsage
@@ -133,9 +140,8 @@ func runCommand(ctx context.Context, c *command, args []string, e env) int {
 // helpFor is `memoryd help CMD`, the same as `memoryd CMD --help`.
 func helpFor(name string, e env) int {
 	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(e.stderr, "memoryd help: unknown command %q\n", name)
-		printUsage(e.stderr)
+	if !ok || c.hidden {
+		fmt.Fprint(e.stderr, unknownCommand("memoryd help", name))
 		return exitUsage
 	}
 	printCommandUsage(e.stdout, c, newFlagSet(c))
@@ -166,7 +172,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		} else if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, flagError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -238,8 +244,10 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "memoryd keeps an AI coding agent's long-term memory folder healthy.")
 	fmt.Fprintln(w, "\nusage: memoryd <command> [arguments] [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
@@ -261,6 +269,11 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 			value = "VALUE"
 		case "duration":
 			value = "DURATION"
+		case "value":
+			value = "VALUE"
+		}
+		if vals := enumValues(f); len(vals) > 0 && !strings.Contains(usage, vals[0]) {
+			usage += " (" + strings.Join(vals, ", ") + ")"
 		}
 		name := "--" + f.Name
 		if len(f.Name) == 1 {

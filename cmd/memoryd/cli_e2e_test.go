@@ -43,7 +43,7 @@ func TestCLIUsageErrorIsOneLinePlusUsage(t *testing.T) {
 		{[]string{"status", "a", "b"}, "memoryd status: unexpected arguments: a b"},
 		{[]string{"undo", "abc123", "def456"}, "memoryd undo: too many arguments (at most 1): abc123 def456"},
 		{[]string{"history", "-n", "x"}, `memoryd history: invalid value "x" for flag -n: parse error`},
-		{[]string{"status", "--nope"}, "memoryd status: flag provided but not defined: -nope"},
+		{[]string{"status", "--nope"}, "memoryd status: unknown flag --nope"},
 	} {
 		stdout, stderr, code := w.runCmd2(nil, tc.args...)
 		lines := strings.Split(stderr, "\n")

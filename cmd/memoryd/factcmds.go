@@ -25,7 +25,7 @@ func init() {
 		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace] [BODY|-]",
 		summary: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
 		flags: func(fs *flag.FlagSet) {
-			fs.String("type", "", "user, feedback, project or reference")
+			enumFlag(fs, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
 			fs.String("name", "", "kebab-case name; the file is TYPE-NAME.md")
 			fs.String("description", "", "the one line the index shows")
 			fs.Bool("replace", false, "replace an existing fact of the same type and name")

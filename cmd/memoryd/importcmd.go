@@ -28,8 +28,11 @@ func init() {
 }
 
 func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) != 1 || args[0] != "claude" {
+	if len(args) != 1 {
 		return usageError{"say where to import from: memoryd import claude"}
+	}
+	if err := oneOf("source", args[0], []string{"claude"}); err != nil {
+		return err
 	}
 	home := e.getenv("HOME")
 	if home == "" {

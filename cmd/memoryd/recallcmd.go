@@ -30,7 +30,7 @@ func init() {
 		summary: "Agent hook: read the prompt's JSON on stdin, print the few relevant facts the session has not seen (nothing on any error).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("project-only", false, "the session loaded MEMORY.md itself and `memoryd context --project-only` (Codex, OpenCode); default: `memoryd context` (Claude Code)")
-			fs.String("format", "auto", "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
+			enumFlag(fs, "format", "auto", []string{"auto", "json", "text"}, "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
 		},
 		run: runRecall,
 	})

@@ -41,7 +41,7 @@ func init() {
 func scopeFlags(fs *flag.FlagSet) {
 	fs.String("project", "", "the project `SLUG` (default: the current directory's project)")
 	fs.Bool("all", false, "every project's facts too")
-	fs.String("type", "", "only facts of this `TYPE`: user, feedback, project or reference")
+	enumFlag(fs, "type", "", index.Types, "only facts of this `TYPE`: user, feedback, project or reference")
 	fs.Bool("json", false, "print JSON")
 }
 

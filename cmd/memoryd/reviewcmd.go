@@ -30,7 +30,15 @@ func init() {
 	})
 }
 
+// reviewActions are the actions review takes by name.
+var reviewActions = []string{"accept", "reject"}
+
 func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		if err := oneOf("action", args[0], reviewActions); err != nil {
+			return err
+		}
+	}
 	f, w, err := factWriter(e, fs)
 	if err != nil {
 		return err
@@ -52,8 +60,6 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		}
 		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
 		return nil
-	case args[0] != "accept" && args[0] != "reject":
-		return usageError{fmt.Sprintf("unknown action %q: accept or reject", args[0])}
 	case all == (len(args) == 2):
 		return usageError{"name one fact, or give --all"}
 	}

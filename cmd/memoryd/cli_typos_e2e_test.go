@@ -1,0 +1,242 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// These tests run the built binary on typos, the completion scripts and
+// --json, as a user would.
+
+// TestCLITyposUnknownCommandSuggests checks a mistyped command: one line
+// with the command meant, a pointer to --help, not the whole help; exit 2.
+func TestCLITyposUnknownCommandSuggests(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"serch", "tabs"}, `memoryd: unknown command "serch"; did you mean "search"?`},
+		{[]string{"hsitory"}, `memoryd: unknown command "hsitory"; did you mean "history"?`},
+		{[]string{"stauts", "--json"}, `memoryd: unknown command "stauts"; did you mean "status"?`},
+		{[]string{"frobnicate"}, `memoryd: unknown command "frobnicate"`},
+		{[]string{"help", "serch"}, `memoryd help: unknown command "serch"; did you mean "search"?`},
+	} {
+		stdout, stderr, code := w.runCmd2(nil, tc.args...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || stdout != "" || len(lines) != 2 || lines[0] != tc.first ||
+			lines[1] != "Run 'memoryd --help' for the list of commands." {
+			t.Errorf("%q: exit %d\nstdout:\n%s\nstderr:\n%s", tc.args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestCLITyposUnknownFlagSuggests checks a mistyped flag: the flag meant
+// instead of Go's "flag provided but not defined"; exit 2.
+func TestCLITyposUnknownFlagSuggests(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"list", "--tpye", "user"}, "memoryd list: unknown flag --tpye; did you mean --type?"},
+		{[]string{"list", "-tpye=user"}, "memoryd list: unknown flag --tpye; did you mean --type?"},
+		{[]string{"status", "--jsno"}, "memoryd status: unknown flag --jsno; did you mean --json?"},
+		{[]string{"add", "--descripton", "x"}, "memoryd add: unknown flag --descripton; did you mean --description?"},
+		{[]string{"compact", "--dry"}, "memoryd compact: unknown flag --dry; did you mean --dry-run?"},
+		{[]string{"status", "--memroy-dir", "x"}, "memoryd status: unknown flag --memroy-dir; did you mean --memory-dir?"},
+		{[]string{"status", "--nope"}, "memoryd status: unknown flag --nope"},
+	} {
+		stdout, stderr, code := w.runCmd2(nil, tc.args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || stdout != "" || first != tc.first || strings.Contains(stderr, "not defined") {
+			t.Errorf("%q: exit %d\nstdout:\n%s\nstderr:\n%s", tc.args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestCLITyposFixedValuesChecked checks every value with a fixed set:
+// refused before anything runs, with the valid values named; exit 2.
+func TestCLITyposFixedValuesChecked(t *testing.T) {
+	w := newWorld(t)
+	types := "user, feedback, project, reference"
+	for _, tc := range []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"list", "--type", "projcet"}, `memoryd list: --type "projcet" is not one of ` + types},
+		{[]string{"list", "--type=projcet", "--json"}, `memoryd list: --type "projcet" is not one of ` + types},
+		{[]string{"search", "--type", "usr", "tabs"}, `memoryd search: --type "usr" is not one of ` + types},
+		{[]string{"add", "--type", "fedback", "--name", "n", "--description", "d", "body"}, `memoryd add: --type "fedback" is not one of ` + types},
+		{[]string{"review", "acept", "x"}, `memoryd review: action "acept" is not one of accept, reject`},
+		{[]string{"import", "claud"}, `memoryd import: source "claud" is not one of claude`},
+		{[]string{"completion", "tcsh"}, `memoryd completion: shell "tcsh" is not one of bash, zsh, fish`},
+		{[]string{"recall", "--format", "jsn"}, `memoryd recall: --format "jsn" is not one of auto, json, text`},
+	} {
+		stdout, stderr, code := w.runCmd2(nil, tc.args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != 2 || stdout != "" || first != tc.first {
+			t.Errorf("%q: exit %d\nstdout:\n%s\nstderr:\n%s", tc.args, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.mem, "feedback-n.md")); err == nil {
+		t.Error("add with a bad type wrote a fact")
+	}
+	// The valid values still work, and no --type still means every type.
+	w.write("user-tabs.md", memoryFile("user", "tabs", "prefers tabs", "Tabs."))
+	w.write("project-ci.md", memoryFile("project", "ci", "CI runs on push", "CI."))
+	for args, want := range map[string]int{"list --type user --json": 1, "list --json": 2, "list --type= --json": 2} {
+		stdout, stderr, code := w.runCmd2(nil, strings.Fields(args)...)
+		var got []map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || len(got) != want {
+			t.Errorf("%s: exit %d, %d facts, want %d\n%s%s", args, code, len(got), want, stdout, stderr)
+		}
+	}
+}
+
+// TestCLICompletionBash runs the generated bash script in a real bash and
+// checks that it completes a command, a flag, a flag's value and a fact
+// name (asked of the binary, from the memory folder the line names).
+func TestCLICompletionBash(t *testing.T) {
+	w := newWorld(t)
+	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
+	w.write("project-ci.md", memoryFile("project", "ci", "CI runs on push", "CI."))
+	other := filepath.Join(w.home, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "user-pager.md"), []byte(memoryFile("user", "pager", "less", "less.")), 0o644)
+	script, stderr, code := w.runCmd2(nil, "completion", "bash")
+	if code != 0 || stderr != "" || !strings.Contains(script, "complete -F _memoryd memoryd") {
+		t.Fatalf("completion bash: exit %d\n%s", code, stderr)
+	}
+	path := filepath.Join(w.home, "memoryd.bash")
+	os.WriteFile(path, []byte(script), 0o644)
+	complete := func(line string) string {
+		t.Helper()
+		// COMP_WORDS as bash splits the line: words, with an empty last
+		// one when the line ends in a space.
+		cmd := exec.Command("bash", "--norc", "--noprofile", "-c", `source "$1" || exit 9
+read -ra COMP_WORDS <<< "$2"
+[[ "$2" == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+_memoryd
+echo "${COMPREPLY[*]}"`, "bash", path, line)
+		cmd.Env = append(append([]string{}, w.env...), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", line, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for line, want := range map[string]string{
+		"memoryd sea":                                  "search",
+		"memoryd hist":                                 "history",
+		"memoryd list --ty":                            "--type",
+		"memoryd list --type pro":                      "project",
+		"memoryd list --type = f":                      "feedback",
+		"memoryd show pref":                            "prefers-tabs",
+		"memoryd forget user-":                         "user-prefers-tabs",
+		"memoryd why --memory-dir " + other + " user-": "user-pager",
+		"memoryd edit nothing-like-it":                 "",
+		"memoryd review ":                              "accept reject",
+		"memoryd completion f":                         "fish",
+	} {
+		if got := complete(line); got != want {
+			t.Errorf("%q completes to %q, want %q", line, got, want)
+		}
+	}
+	if got := complete("memoryd show "); !strings.Contains(got, "user-prefers-tabs") || !strings.Contains(got, "project-ci") {
+		t.Errorf("show: %q", got)
+	}
+	if got := complete("memoryd "); strings.Contains(got, "__complete") || !strings.Contains(got, "completion") {
+		t.Errorf("commands: %q", got)
+	}
+}
+
+// TestCLICompletionFactsQuiet checks the hidden fact lister: the names
+// that start with the prefix; nothing, exit 0, on any error.
+func TestCLICompletionFactsQuiet(t *testing.T) {
+	w := newWorld(t)
+	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
+	stdout, stderr, code := w.runCmd2(nil, "__complete-facts", "--", "user")
+	if code != 0 || stderr != "" || stdout != "user-prefers-tabs\n" {
+		t.Errorf("__complete-facts user: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tc := range [][]string{
+		{"__complete-facts", "--bogus", "x"},
+		{"__complete-facts", "--memory-dir", filepath.Join(w.home, "nowhere"), "u"},
+		{"__complete-facts", "--config", filepath.Join(w.home, "nowhere.yaml"), "u"},
+	} {
+		stdout, stderr, code := w.runCmd2(nil, tc...)
+		if code != 0 || stdout != "" || stderr != "" {
+			t.Errorf("%q: exit %d\nstdout:\n%s\nstderr:\n%s", tc, code, stdout, stderr)
+		}
+	}
+	stdout, _, _ = w.runCmd2(nil, "--help")
+	if strings.Contains(stdout, "__complete") {
+		t.Errorf("the hidden command is in the help:\n%s", stdout)
+	}
+}
+
+// TestCLICompletionZshFish checks that the zsh and fish scripts parse, and
+// that fish, which can be asked directly, completes a command, a flag
+// value and a fact.
+func TestCLICompletionZshFish(t *testing.T) {
+	w := newWorld(t)
+	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
+	for _, sh := range []string{"zsh", "fish"} {
+		script, stderr, code := w.runCmd2(nil, "completion", sh)
+		if code != 0 || stderr != "" || !strings.Contains(script, "__complete-facts") {
+			t.Fatalf("completion %s: exit %d\n%s", sh, code, stderr)
+		}
+		if _, err := exec.LookPath(sh); err != nil {
+			continue
+		}
+		path := filepath.Join(w.home, "memoryd."+sh)
+		os.WriteFile(path, []byte(script), 0o644)
+		if out, err := exec.Command(sh, "-n", path).CombinedOutput(); err != nil {
+			t.Errorf("%s -n: %v\n%s", sh, err, out)
+		}
+	}
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("fish is not installed (the script is checked with bash in TestCLICompletionBash)")
+	}
+	cmd := exec.Command("fish", "--no-config", "-c", `source $argv[1]
+complete -C "memoryd hist"; complete -C "memoryd list --type ref"; complete -C "memoryd show pref"`, filepath.Join(w.home, "memoryd.fish"))
+	cmd.Env = append(append([]string{}, w.env...), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	for _, want := range []string{"history\t", "reference", "prefers-tabs"} {
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Errorf("fish: %v, no %q in\n%s", err, want, out)
+		}
+	}
+}
+
+// TestCLIUnknownFlagMessage watches the flag package's error for an
+// unknown flag, which flagError rewrites, and the edit distance behind
+// the suggestions.
+func TestCLIUnknownFlagMessage(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse([]string{"--zz"}); err == nil || err.Error() != notDefinedPrefix+"zz" {
+		t.Errorf("the flag package says %v, want %q", err, notDefinedPrefix+"zz")
+	}
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"serch", "search", 1}, {"tpye", "type", 1}, {"hsitory", "history", 1}, {"ca", "abc", 3}, {"projcet", "project", 1}, {"kitten", "sitting", 3}} {
+		if got := editDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+	for word, want := range map[string]string{"x": "", "lst": "list", "dry": "dry-run", "zzzzzz": ""} {
+		if got := suggest(word, []string{"list", "last-one", "dry-run", "n"}); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
