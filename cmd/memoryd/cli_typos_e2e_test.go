@@ -240,3 +240,62 @@ func TestCLIUnknownFlagMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIJSONShapes checks --json on history, show, why and review (the
+// list), as docs/JSON.md describes them, and that empty results are [],
+// never null, there and in list and search.
+func TestCLIJSONShapes(t *testing.T) {
+	w := newWorld(t)
+	decode := func(args ...string) any {
+		t.Helper()
+		stdout, stderr, code := w.runCmd2(nil, args...)
+		var v any
+		if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d, %v\n%s%s", args, code, err, stdout, stderr)
+		}
+		if strings.Contains(stdout, "null") {
+			t.Errorf("%q printed null:\n%s", args, stdout)
+		}
+		return v
+	}
+	for _, args := range [][]string{
+		{"history", "--json"}, {"review", "--json"}, {"list", "--json"}, {"search", "--json", "nothing"},
+	} {
+		if v, ok := decode(args...).([]any); !ok || len(v) != 0 {
+			t.Errorf("%q on an empty folder: %v, want []", args, v)
+		}
+	}
+	if _, _, code := w.runCmd2(nil, "add", "--type", "user", "--name", "tabs", "--description", "prefers tabs", "Tabs, not spaces."); code != 0 {
+		t.Fatal("add failed")
+	}
+	hist, _ := decode("history", "--json").([]any)
+	if len(hist) != 1 {
+		t.Fatalf("history --json: %v", hist)
+	}
+	h := hist[0].(map[string]any)
+	if len(h["hash"].(string)) != 40 || h["kind"] == "" || h["undoable"] != true || h["at"] == "" ||
+		!strings.Contains(h["subject"].(string), "tabs") || len(h["files"].([]any)) == 0 {
+		t.Errorf("history --json entry: %v", h)
+	}
+	show := decode("show", "tabs", "--json").(map[string]any)
+	if show["file"] != "user-tabs.md" || show["name"] != "tabs" || show["type"] != "user" ||
+		show["description"] != "prefers tabs" || !strings.Contains(show["content"].(string), "Tabs, not spaces.") {
+		t.Errorf("show --json: %v", show)
+	}
+	why := decode("why", "--json", "user-tabs.md").(map[string]any)
+	fact, _ := why["fact"].(map[string]any)
+	commits, _ := why["commits"].([]any)
+	if fact["file"] != "user-tabs.md" || len(commits) != 1 || why["transcripts"] == nil || why["sources"] == nil ||
+		!strings.Contains(why["content"].(string), "Tabs, not spaces.") {
+		t.Errorf("why --json: %v", why)
+	}
+	os.MkdirAll(filepath.Join(w.mem, "_inbox"), 0o755)
+	w.write(filepath.Join("_inbox", "feedback-go-tabs.md"), memoryFile("feedback", "go-tabs", "gofmt uses tabs", "Tabs."))
+	inbox, _ := decode("review", "--json").([]any)
+	if len(inbox) != 1 || inbox[0].(map[string]any)["file"] != "_inbox/feedback-go-tabs.md" {
+		t.Errorf("review --json: %v", inbox)
+	}
+	if _, stderr, code := w.runCmd2(nil, "review", "accept", "go-tabs", "--json"); code != 2 || !strings.Contains(stderr, "takes no action") {
+		t.Errorf("review accept --json: exit %d\n%s", code, stderr)
+	}
+}

@@ -34,7 +34,8 @@ func init() {
 		},
 		run: runAdd,
 	})
-	register(&command{name: "show", args: "NAME|FILE", summary: "Print a fact's file.", run: runShow})
+	register(&command{name: "show", args: "NAME|FILE [--json]", summary: "Print a fact's file.", run: runShow,
+		flags: func(fs *flag.FlagSet) { fs.Bool("json", false, "print JSON: the fact's fields and its file's content") }})
 	register(&command{
 		name: "edit", args: "NAME|FILE", run: runEdit,
 		summary: "Open a fact in $VISUAL or $EDITOR; it is checked when you save and committed.",
@@ -120,9 +121,19 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
+	if flagBool(fs, "json") {
+		return writeJSON(e.stdout, showJSON{factOf(m), string(data)})
+	}
 	fmt.Fprintf(e.stdout, "# %s\n", m.File)
 	_, err = e.stdout.Write(data)
 	return err
+}
+
+// showJSON is what `memoryd show --json` prints: the fact's fields, as
+// list --json gives them, and its file.
+type showJSON struct {
+	factJSON
+	Content string `json:"content"`
 }
 
 // findFact resolves the one NAME|FILE argument to a fact of the folder and

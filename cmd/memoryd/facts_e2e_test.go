@@ -35,7 +35,7 @@ func TestAddShowForget(t *testing.T) {
 		want string
 		code int
 	}{
-		{[]string{"add", "--type", "note", "--name", "x", "--description", "d", "body"}, `type "note" is not one of user, feedback, project, reference`, 1},
+		{[]string{"add", "--type", "note", "--name", "x", "--description", "d", "body"}, `--type "note" is not one of user, feedback, project, reference`, 2},
 		{[]string{"add", "--type", "user", "--name", "Bad Name", "--description", "d", "body"}, "lower-case words joined by hyphens", 1},
 		{[]string{"add", "--type", "reference", "--name", "deploy", "--description", "Deploy", "push with ghp_Zq8Lm3Tx7Kw2Np5Rv9Ys4Bd6Hf1Jc0Ga2Ue"}, "holds a secret (GitHub token on line 3)", 1},
 		{[]string{"add", "--type", "feedback", "--name", "prefers-tabs", "--description", "Tabs", "Tabs again."}, "already exists; replace it explicitly", 1},

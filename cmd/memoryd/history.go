@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/undo"
 )
@@ -12,10 +13,13 @@ import (
 func init() {
 	register(&command{
 		name:    "history",
-		args:    "[-n N]",
+		args:    "[-n N] [--json]",
 		summary: "List the memory folder's commits, newest first, with their kind and what 'memoryd undo' can take back.",
-		flags:   func(fs *flag.FlagSet) { fs.Int("n", 20, "number of commits to show") },
-		run:     runHistory,
+		flags: func(fs *flag.FlagSet) {
+			fs.Int("n", 20, "number of commits to show")
+			fs.Bool("json", false, "print JSON: one object a commit, newest first")
+		},
+		run: runHistory,
 	})
 }
 
@@ -41,6 +45,9 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
+	if flagBool(fs, "json") {
+		return writeJSON(e.stdout, historyJSON(undo.Classify(commits)))
+	}
 	if len(commits) == 0 {
 		fmt.Fprintln(e.stdout, "no commits touch the memory folder yet")
 		return nil
@@ -50,6 +57,29 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	}
 	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")
 	return nil
+}
+
+// historyEntry is one commit in `memoryd history --json`.
+type historyEntry struct {
+	Hash     string    `json:"hash"`
+	At       time.Time `json:"at"`
+	Kind     string    `json:"kind"` // "" for a commit memoryd did not make
+	Subject  string    `json:"subject"`
+	Files    []string  `json:"files"`
+	Undoable bool      `json:"undoable"`
+	UndoneBy string    `json:"undoneBy,omitempty"`
+}
+
+func historyJSON(entries []undo.Entry) []historyEntry {
+	out := make([]historyEntry, len(entries))
+	for i, c := range entries {
+		out[i] = historyEntry{Hash: c.Hash, At: c.When, Kind: c.Kind, Subject: c.Subject, Files: c.Files,
+			Undoable: c.Undoable, UndoneBy: c.UndoneBy}
+		if out[i].Files == nil {
+			out[i].Files = []string{}
+		}
+	}
+	return out
 }
 
 // historyMark is a commit's two-letter mark: whether undo can take it back

@@ -163,10 +163,14 @@ type factJSON struct {
 func listJSON(list []*index.Memory) []factJSON {
 	out := make([]factJSON, len(list))
 	for i, m := range list {
-		out[i] = factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
-			Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly}
+		out[i] = factOf(m)
 	}
 	return out
+}
+
+func factOf(m *index.Memory) factJSON {
+	return factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
+		Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly}
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -19,12 +19,13 @@ import (
 func init() {
 	register(&command{
 		name:    "review",
-		args:    "[accept|reject] [NAME] [--all] [--reason=TEXT]",
+		args:    "[accept|reject] [NAME] [--all] [--reason=TEXT] [--json]",
 		summary: "Review the facts that wait in _inbox/: one at a time on a terminal, or accept/reject by name.",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("all", false, "accept or reject every fact in the inbox")
 			fs.String("reason", "", "why the fact is rejected (kept in the commit)")
 			fs.Bool("force", false, "accept even over a change made to the fact after the proposal")
+			fs.Bool("json", false, "list the facts that wait as JSON (no action)")
 		},
 		run: runReview,
 	})
@@ -38,6 +39,9 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		if err := oneOf("action", args[0], reviewActions); err != nil {
 			return err
 		}
+		if flagBool(fs, "json") {
+			return usageError{"--json lists the facts that wait; it takes no action"}
+		}
 	}
 	f, w, err := factWriter(e, fs)
 	if err != nil {
@@ -49,6 +53,8 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	all := flagString(fs, "all") == "true"
 	switch {
+	case len(args) == 0 && flagBool(fs, "json"):
+		return writeJSON(e.stdout, listJSON(inbox))
 	case len(args) == 0 && len(inbox) == 0:
 		fmt.Fprintln(e.stdout, "no facts wait for review")
 		return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/index"
@@ -17,9 +18,12 @@ import (
 func init() {
 	register(&command{
 		name:    "why",
-		args:    "NAME|FILE",
+		args:    "NAME|FILE [--json]",
 		summary: "Show where a fact came from: its sources, the commits that touched it, the transcript it was drawn from.",
 		run:     runWhy,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("json", false, "print JSON: the fact, its file, sources, commits and transcript excerpts")
+		},
 	})
 }
 
@@ -27,6 +31,9 @@ func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err
+	}
+	if flagBool(fs, "json") {
+		return writeWhyJSON(ctx, e, f, m, data)
 	}
 	fmt.Fprintf(e.stdout, "# %s\n%s\n", m.File, data)
 	printSources(e.stdout, m.Sources)
@@ -40,6 +47,65 @@ func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	// command's: keep the warnings, not the notices.
 	f.log = newLogger(e.stderr, "warn")
 	return printExcerpts(ctx, e.stdout, f, m.Sources)
+}
+
+// whyJSON is what `memoryd why --json` prints.
+type whyJSON struct {
+	Fact    factJSON     `json:"fact"`
+	Content string       `json:"content"`
+	Sources []sourceJSON `json:"sources"`
+	// Commits touched the file, newest first, following renames; empty,
+	// with CommitsProblem saying why, when there is no repository.
+	Commits        []commitJSON     `json:"commits"`
+	CommitsProblem string           `json:"commitsProblem,omitempty"`
+	Transcripts    []transcriptJSON `json:"transcripts"`
+}
+
+type sourceJSON struct {
+	Agent    string `json:"agent"`
+	Session  string `json:"session,omitempty"`
+	Messages string `json:"messages,omitempty"`
+	At       string `json:"at,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Host     string `json:"host,omitempty"`
+}
+
+type commitJSON struct {
+	Hash    string    `json:"hash"`
+	At      time.Time `json:"at"`
+	Subject string    `json:"subject"`
+}
+
+// transcriptJSON is the excerpt a source's session gave, as sent to the
+// model, or the problem that kept it from being shown.
+type transcriptJSON struct {
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	Excerpt string `json:"excerpt,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
+	out := whyJSON{Fact: factOf(m), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
+	for _, s := range m.Sources {
+		out.Sources = append(out.Sources, sourceJSON(s))
+	}
+	if f.repo == nil {
+		out.CommitsProblem = f.gitProblem()
+	} else {
+		log, err := f.repo.FileLog(ctx, m.File, 50)
+		if err != nil {
+			return err
+		}
+		for _, c := range log {
+			out.Commits = append(out.Commits, commitJSON{Hash: c.Hash, At: c.When, Subject: c.Subject})
+		}
+	}
+	if slices.ContainsFunc(m.Sources, func(s index.Source) bool { return s.Session != "" }) {
+		f.log = newLogger(e.stderr, "warn")
+		out.Transcripts = append(out.Transcripts, excerpts(ctx, f, m.Sources)...)
+	}
+	return writeJSON(e.stdout, out)
 }
 
 func printSources(w io.Writer, sources []index.Source) {
@@ -82,27 +148,42 @@ func printCommits(ctx context.Context, w io.Writer, f *folder, file string) erro
 // printExcerpts shows, for each source that names a session, the part of
 // the transcript the fact was drawn from, redacted as it was sent.
 func printExcerpts(ctx context.Context, w io.Writer, f *folder, sources []index.Source) error {
+	for _, t := range excerpts(ctx, f, sources) {
+		if t.Problem != "" {
+			fmt.Fprintf(w, "transcript %s %s: %s\n", t.Agent, t.Session, t.Problem)
+			continue
+		}
+		fmt.Fprintf(w, "transcript %s %s (as sent to the model):\n", t.Agent, t.Session)
+		for line := range strings.Lines(t.Excerpt) {
+			fmt.Fprintf(w, "  | %s", line)
+		}
+	}
+	return nil
+}
+
+// excerpts are the transcript excerpts of the sources that name a session.
+func excerpts(ctx context.Context, f *folder, sources []index.Source) []transcriptJSON {
 	srcs := openSources(f)
 	defer srcs.Close()
 	x := newExtractor(f, nil, srcs, "memoryd why")
+	var out []transcriptJSON
 	for _, s := range sources {
 		if s.Session == "" {
 			continue
 		}
+		t := transcriptJSON{Agent: s.Agent, Session: s.Session}
 		text, err := x.Excerpt(ctx, s)
 		switch {
 		case errors.Is(err, transcript.ErrSessionGone):
-			fmt.Fprintf(w, "transcript %s %s: the session is gone (deleted from %s's history)\n", s.Agent, s.Session, s.Agent)
+			t.Problem = fmt.Sprintf("the session is gone (deleted from %s's history)", s.Agent)
 		case errors.Is(err, extractor.ErrNoTranscript):
-			fmt.Fprintf(w, "transcript %s %s: no %s transcripts on this machine\n", s.Agent, s.Session, s.Agent)
+			t.Problem = fmt.Sprintf("no %s transcripts on this machine", s.Agent)
 		case err != nil:
-			fmt.Fprintf(w, "transcript %s %s: %v\n", s.Agent, s.Session, err)
+			t.Problem = err.Error()
 		default:
-			fmt.Fprintf(w, "transcript %s %s (as sent to the model):\n", s.Agent, s.Session)
-			for line := range strings.Lines(text) {
-				fmt.Fprintf(w, "  | %s", line)
-			}
+			t.Excerpt = text
 		}
+		out = append(out, t)
 	}
-	return nil
+	return out
 }
