@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"github.com/memoryd/memoryd/internal/needtool"
 	"io"
 	"os"
 	"os/exec"
@@ -194,18 +195,14 @@ func TestCLICompletionZshFish(t *testing.T) {
 		if code != 0 || stderr != "" || !strings.Contains(script, "__complete-facts") {
 			t.Fatalf("completion %s: exit %d\n%s", sh, code, stderr)
 		}
-		if _, err := exec.LookPath(sh); err != nil {
-			continue
-		}
+		bin := needtool.Path(t, sh)
 		path := filepath.Join(w.home, "memoryd."+sh)
 		os.WriteFile(path, []byte(script), 0o644)
-		if out, err := exec.Command(sh, "-n", path).CombinedOutput(); err != nil {
+		if out, err := exec.Command(bin, "-n", path).CombinedOutput(); err != nil {
 			t.Errorf("%s -n: %v\n%s", sh, err, out)
 		}
 	}
-	if _, err := exec.LookPath("fish"); err != nil {
-		t.Skip("fish is not installed (the script is checked with bash in TestCLICompletionBash)")
-	}
+	needtool.Path(t, "fish")
 	cmd := exec.Command("fish", "--no-config", "-c", `source $argv[1]
 complete -C "memoryd hist"; complete -C "memoryd list --type ref"; complete -C "memoryd show pref"`, filepath.Join(w.home, "memoryd.fish"))
 	cmd.Env = append(append([]string{}, w.env...), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"))

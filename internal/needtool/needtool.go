@@ -34,6 +34,8 @@ var installHow = map[string]string{
 	"git":             "apt-get install git (.ci/run does)",
 	"vim":             "apt-get install vim (.ci/run does)",
 	"tmux":            "apt-get install tmux (.ci/run does)",
+	"zsh":             "apt-get install zsh (.ci/run does)",
+	"fish":            "apt-get install fish (.ci/run does)",
 	"sed":             "apt-get install sed",
 	"systemd-analyze": "apt-get install systemd (.ci/run does)",
 	"systemctl":       "apt-get install systemd (.ci/run does)",
