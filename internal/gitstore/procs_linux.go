@@ -62,6 +62,9 @@ func (r *Repo) gitProcesses() (procs []gitProc, known bool) {
 			continue
 		}
 		args := cmdline(pid)
+		if len(args) == 0 {
+			continue // exited since its state was read: a live process has a command line
+		}
 		if lingering[gitSubcommand(args)] {
 			continue
 		}
