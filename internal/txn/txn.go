@@ -226,12 +226,41 @@ func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error)
 	}
 	dir := tx.f.opts.Dir
 	ours := func(rel string) bool { return tx.touched[rel] || Generated(dir, rel) }
-	c, err := r.CommitPending(ctx, ours, func([]string) string { return msg.String() })
+	c, err := tx.commitPending(ctx, r, ours, msg)
 	res.Commit, res.Held = c.Hash, c.Held
 	if err != nil {
 		return res, fmt.Errorf("written, but not committed (the daemon commits it later): %w", err)
 	}
 	return res, nil
+}
+
+// busyWait is how long Commit keeps trying while git is busy with a command
+// of someone else's (a user's git status, another memoryd starting up):
+// such commands last milliseconds, and a person's `memoryd add` should
+// not fail for them.
+const busyWait = 3 * time.Second
+
+// commitPending commits what ours accepts, trying again with backoff while
+// the repository is busy for up to busyWait. A git operation of the user's
+// (a merge begun meanwhile) is not waited for.
+func (tx *Tx) commitPending(ctx context.Context, r *gitstore.Repo, ours func(string) bool, msg commitmsg.Message) (gitstore.Committed, error) {
+	deadline := time.Now().Add(busyWait)
+	b := backoff.Backoff{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond}
+	for {
+		c, err := r.CommitPending(ctx, ours, func([]string) string { return msg.String() })
+		if !errors.Is(err, gitstore.ErrBusy) || r.InOperation() {
+			return c, err
+		}
+		wait := b.Next()
+		if time.Now().Add(wait).After(deadline) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return c, err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // Generated reports whether rel, in the memory folder dir, is a file

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
@@ -109,4 +110,31 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestCommitWaitsOutABriefLock: git busy for a moment (another program's
+// index.lock, gone 300 ms later) does not fail a person's write.
+func TestCommitWaitsOutABriefLock(t *testing.T) {
+	f, root := newFolder(t)
+	lock := filepath.Join(root, ".git", "index.lock")
+	tx, err := f.Begin(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := tx.Write("user-b.md", fact("b", "B."), ""); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lock, nil, 0o644)
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		<-time.After(300 * time.Millisecond)
+		os.Remove(lock)
+	}()
+	res, err := tx.Commit(ctx, commitmsg.Message{Subject: "memory: add user-b.md (test)", Kind: commitmsg.KindAdd, Writer: commitmsg.Person})
+	<-gone
+	if err != nil || res.Commit == "" {
+		t.Fatalf("commit with a brief index.lock: %+v %v", res, err)
+	}
 }
