@@ -107,7 +107,7 @@ type LLM struct {
 type Embed struct {
 	BaseURL string `yaml:"base_url"` // MEMORY_EMBED_BASE_URL: "" turns it off; include the version segment (http://localhost:11434/v1)
 	Model   string `yaml:"model"`    // MEMORY_EMBED_MODEL: required with base_url
-	APIKey  string `yaml:"api_key"`  // MEMORY_EMBED_API_KEY, else llm.api_key
+	APIKey  string `yaml:"api_key"`  // MEMORY_EMBED_API_KEY, else llm.api_key when the endpoint is the openai provider's own host
 	// Timeout bounds embedding a search's query: past it the search is
 	// lexical. MEMORY_EMBED_TIMEOUT_MS.
 	Timeout Duration `yaml:"timeout"`
