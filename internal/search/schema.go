@@ -17,7 +17,9 @@ const schemaVersion = 5
 // postings. blob holds the doc table ('docs'). meta holds the fingerprint of
 // the folder the index was last made to match (see fingerprint.go). vector
 // holds the facts' embeddings, when an endpoint is configured (dense.go):
-// by content hash and model, unit vectors of float32, little-endian.
+// by content hash and model, unit vectors of float32, little-endian (a
+// rowid table: its blobs of kilobytes would make a WITHOUT ROWID table's
+// key lookups read them).
 var schema = []string{
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE fact (
@@ -36,12 +38,13 @@ var schema = []string{
 	`CREATE INDEX term_stem ON term (stem)`,
 	`CREATE TABLE blob (key TEXT PRIMARY KEY, data BLOB NOT NULL)`,
 	`CREATE TABLE vector (
+		id    INTEGER PRIMARY KEY,
 		hash  TEXT NOT NULL,
 		model TEXT NOT NULL,
 		dim   INTEGER NOT NULL,
 		data  BLOB NOT NULL,
-		PRIMARY KEY (hash, model)
-	) WITHOUT ROWID`,
+		UNIQUE (hash, model)
+	)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
 
