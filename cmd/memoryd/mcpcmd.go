@@ -37,7 +37,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir}
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f)}
 	defer ls.close()
 	s := mcpserver.New(mcpserver.Options{
 		Dir:     f.dir,
@@ -57,6 +57,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 // to date before each one (the daemon may not be running).
 type lazySearch struct {
 	stateDir, dir string
+	embedder      search.Embedder // nil: search by words alone
 
 	mu sync.Mutex // guards x
 	x  *search.Index
@@ -70,6 +71,7 @@ func (l *lazySearch) index() (*search.Index, error) {
 		if err != nil {
 			return nil, err
 		}
+		x.SetEmbedder(l.embedder)
 		l.x = x
 	}
 	return l.x, nil

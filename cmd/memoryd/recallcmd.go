@@ -140,7 +140,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 		}
 	}
 	slug := project.Slug(cwd)
-	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates})
+	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates, Embedder: embedder(f)})
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}

@@ -70,6 +70,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n,
 		Explain: flagString(fs, "explain") == "true"}
+	q.Embedder = embedder(f)
 	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
 	if errors.Is(err, search.ErrNoWords) {
 		return usageError{fmt.Sprintf("give words to search for: %q has no letters or digits", q.Words)}
@@ -98,7 +99,12 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 // printExplain prints why a hit ranked where it did, under it.
 func printExplain(w io.Writer, h search.Hit) {
 	x := h.Explain
-	fmt.Fprintf(w, "    score %.3f = text %.3f × scope %.2f", h.Score, x.Text, x.Boost)
+	if fu := x.Fusion; fu != nil {
+		fmt.Fprintf(w, "    score %.3f = fused ranks: words %s, embeddings %s (cosine %.3f); text %.3f × scope %.2f",
+			h.Score, rankText(fu.Lexical), rankText(fu.Vector), fu.Cosine, x.Text, x.Boost)
+	} else {
+		fmt.Fprintf(w, "    score %.3f = text %.3f × scope %.2f", h.Score, x.Text, x.Boost)
+	}
 	if x.Pinned {
 		fmt.Fprint(w, "; pinned")
 	}
@@ -112,6 +118,15 @@ func printExplain(w io.Writer, h search.Hit) {
 	for _, t := range x.Terms {
 		fmt.Fprintf(w, "      %-16s %.3f  %s %s in %s (idf %.2f)\n", t.Word, t.Score, t.Match, strings.Join(t.Forms, ", "), t.Fields, t.IDF)
 	}
+}
+
+// rankText is a rank of a fused search: "#3", or "-" when the ranking
+// did not have the fact among its first.
+func rankText(r int) string {
+	if r == 0 {
+		return "-"
+	}
+	return "#" + strconv.Itoa(r)
 }
 
 func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/cost"
 	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/embed"
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/install"
@@ -69,6 +71,7 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 	if x, err := search.Open(f.stateDir, f.dir); err != nil {
 		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)
 	} else {
+		x.SetEmbedder(embedder(f))
 		deps.Search = x
 		closers = append(closers, x)
 	}
@@ -86,6 +89,40 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		deps.Extraction = &daemon.Extraction{Extractor: newExtractor(f, client, srcs, "memoryd run for "+f.dir)}
 	}
 	return deps, closers, nil
+}
+
+// embedder is the embeddings client of search's second signal, or nil when
+// embed.base_url is empty: search then stays lexical and says nothing. Its
+// tokens count against llm.daily_tokens. The key is embed.api_key, else
+// llm.api_key when the endpoint is the openai provider's own host: a key is
+// never sent to another server than the one it was given for.
+func embedder(f *folder) search.Embedder {
+	c := f.cfg.Embed
+	if c.BaseURL == "" {
+		return nil
+	}
+	key := c.APIKey
+	if key == "" && sameHost(c.BaseURL, f.cfg.LLM.BaseURL, "https://api.openai.com/v1") && providerName(f) == "openai" {
+		key = f.cfg.LLM.APIKey
+	}
+	e, err := embed.New(embed.Options{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, Timeout: c.Timeout.D(),
+		StateDir: f.stateDir, DailyTokens: f.cfg.LLM.DailyTokens, Logger: f.log})
+	if err != nil {
+		f.log.Warn("no embeddings: search answers by words alone", "err", err)
+		return nil
+	}
+	return e
+}
+
+// sameHost reports whether URLs a and b (def when b is empty) name the same
+// scheme, host and port.
+func sameHost(a, b, def string) bool {
+	if b == "" {
+		b = def
+	}
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
 }
 
 // codexPublisher copies MEMORY.md into the memoryd block of Codex's

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ type Config struct {
 	Extract   Extract `yaml:"extract"`
 	Compact   Compact `yaml:"compact"`
 	LLM       LLM     `yaml:"llm"`
+	Embed     Embed   `yaml:"embed"`
 	Recall    Recall  `yaml:"recall"`
 	Sync      Sync    `yaml:"sync"`
 	LogLevel  string  `yaml:"log_level"` // MEMORY_LOG_LEVEL: debug, info, warn, error
@@ -99,6 +101,18 @@ type LLM struct {
 	DailyTokens int `yaml:"daily_tokens"`
 }
 
+// Embed configures the optional second signal of search: an
+// OpenAI-compatible /v1/embeddings endpoint (OpenAI, or a local Ollama or
+// llama.cpp server). Off while BaseURL is empty.
+type Embed struct {
+	BaseURL string `yaml:"base_url"` // MEMORY_EMBED_BASE_URL: "" turns it off; include the version segment (http://localhost:11434/v1)
+	Model   string `yaml:"model"`    // MEMORY_EMBED_MODEL: required with base_url
+	APIKey  string `yaml:"api_key"`  // MEMORY_EMBED_API_KEY, else llm.api_key when the endpoint is the openai provider's own host
+	// Timeout bounds embedding a search's query: past it the search is
+	// lexical. MEMORY_EMBED_TIMEOUT_MS.
+	Timeout Duration `yaml:"timeout"`
+}
+
 // Recall configures `memoryd recall`, the per-prompt hook that adds the few
 // facts relevant to a prompt to an agent's context.
 type Recall struct {
@@ -155,6 +169,7 @@ func Default() Config {
 			Budget:     60000,
 		},
 		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
+		Embed:    Embed{Timeout: Duration(300 * time.Millisecond)},
 		Recall:   Recall{MaxBytes: 1500, Timeout: Duration(2 * time.Second)},
 		Sync:     Sync{Interval: Duration(5 * time.Minute)},
 		LogLevel: "info",
@@ -283,6 +298,15 @@ func (c *Config) Validate() error {
 	}
 	positive("llm.timeout", c.LLM.Timeout)
 	atLeast("llm.daily_tokens", c.LLM.DailyTokens, 0, " (0 means no limit)")
+	if u := c.Embed.BaseURL; u != "" {
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			bad("embed.base_url", "must be http(s)://host[/path], such as http://localhost:11434/v1 (got %q)", u)
+		}
+		if strings.TrimSpace(c.Embed.Model) == "" {
+			bad("embed.model", "must be set when embed.base_url is (such as nomic-embed-text or text-embedding-3-small)")
+		}
+	}
+	positive("embed.timeout", c.Embed.Timeout)
 	atLeast("recall.max_bytes", c.Recall.MaxBytes, 0, " (0 turns recall off)")
 	positive("recall.timeout", c.Recall.Timeout)
 	positive("sync.interval", c.Sync.Interval)

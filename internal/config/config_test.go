@@ -123,3 +123,33 @@ func TestSyncKeys(t *testing.T) {
 		t.Fatalf("sync defaults: %+v", d.Sync)
 	}
 }
+
+// TestEmbed checks the embeddings keys: off by default, set by the
+// MEMORY_EMBED_* variables, and a base URL needing a model and a URL.
+func TestEmbed(t *testing.T) {
+	c := Default()
+	if c.Embed.BaseURL != "" || c.Embed.Timeout.D() != 300*time.Millisecond {
+		t.Fatalf("default embed: %+v", c.Embed)
+	}
+	vars := map[string]string{"MEMORY_DIR": "/m", "MEMORY_EMBED_BASE_URL": "http://127.0.0.1:11434/v1",
+		"MEMORY_EMBED_MODEL": "nomic-embed-text", "MEMORY_EMBED_API_KEY": "k", "MEMORY_EMBED_TIMEOUT_MS": "250"}
+	c, err := Load("", false, func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := Embed{BaseURL: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text", APIKey: "k", Timeout: Duration(250 * time.Millisecond)}
+	if c.Embed != want {
+		t.Errorf("embed: %+v, want %+v", c.Embed, want)
+	}
+	vars["MEMORY_EMBED_MODEL"], vars["MEMORY_EMBED_BASE_URL"] = "", "localhost:11434"
+	c, _ = Load("", false, func(k string) string { return vars[k] })
+	err = c.Validate()
+	for _, key := range []string{"embed.base_url", "embed.model"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("no error about %s: %v", key, err)
+		}
+	}
+}

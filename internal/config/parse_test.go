@@ -21,7 +21,7 @@ func TestFileErrorsInUsersWords(t *testing.T) {
 		{"typo with a missing letter", "git:\n  comit_debounce: 2s\n",
 			[]string{"config.yaml:2: git.comit_debounce: unknown key (did you mean git.commit_debounce?)"}},
 		{"key in the wrong section", "model: x\n",
-			[]string{"config.yaml:1: model: unknown key (did you mean extract.model or compact.model?)"}},
+			[]string{"config.yaml:1: model: unknown key (did you mean extract.model, compact.model or embed.model?)"}},
 		{"typo in a section", "extrct:\n  model: x\n",
 			[]string{"config.yaml:1: extrct: unknown key (did you mean extract?)"}},
 		{"environment name as a key", "MEMORY_DIR: /m\n",

@@ -30,11 +30,36 @@ func startSearchSync(ctx context.Context, x Searcher, log *slog.Logger) *searchS
 			case snap := <-s.next:
 				if err := x.Sync(ctx, snap); err != nil && ctx.Err() == nil {
 					log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", err)
+				} else if f, ok := x.(vectorFiller); ok {
+					fillVectors(ctx, f, s.next, log)
 				}
 			}
 		}
 	}()
 	return s
+}
+
+// vectorFiller is a Searcher that also embeds facts for search's second
+// signal (search.Index with an embeddings endpoint; it does nothing
+// without one).
+type vectorFiller interface {
+	FillVectors(ctx context.Context) (more bool, err error)
+}
+
+// fillVectors embeds the facts that have no vector yet, a bounded batch per
+// call, until none is left, a newer snapshot waits to be synced, ctx is
+// done, or a call fails (the endpoint down, the day's tokens spent: the
+// next sync tries again; the embedder logs why).
+func fillVectors(ctx context.Context, f vectorFiller, next chan index.Snapshot, log *slog.Logger) {
+	for ctx.Err() == nil && len(next) == 0 {
+		more, err := f.FillVectors(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Debug("embed facts for search (search answers by words meanwhile)", "err", err)
+		}
+		if err != nil || !more {
+			return
+		}
+	}
 }
 
 // offer hands snap to the goroutine, replacing an older snapshot it has not

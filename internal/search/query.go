@@ -78,6 +78,10 @@ type Query struct {
 	Limit int
 	// Explain sets each Hit's Explain.
 	Explain bool
+	// Embedder, when set, adds the second signal (see dense.go): the
+	// query's embedding ranks the facts by meaning, fused with the words'
+	// ranking. nil means the Index's own (SetEmbedder), if any.
+	Embedder Embedder
 }
 
 // Hit is one fact found, best first.
@@ -94,7 +98,8 @@ type Hit struct {
 	Explain     *Explanation `json:"explain,omitempty"` // why it ranked there, with Query.Explain
 }
 
-// Explanation is why a fact ranked where it did: Score = Text × Boost.
+// Explanation is why a fact ranked where it did: Score = Text × Boost, or
+// with Fusion, the fused score of the two rankings.
 type Explanation struct {
 	Terms   []TermScore `json:"terms"`             // the query's words that matched, best first
 	Text    float64     `json:"text"`              // the sum of the terms' scores
@@ -102,6 +107,7 @@ type Explanation struct {
 	Pinned  bool        `json:"pinned,omitempty"`  // breaks ties first
 	Updated string      `json:"updated,omitempty"` // metadata.updated, breaks ties next
 	Prefix  bool        `json:"prefix,omitempty"`  // found only by the last word as a prefix, ranked after the rest
+	Fusion  *Fusion     `json:"fusion,omitempty"`  // the ranks fused, when the search used embeddings
 }
 
 // TermScore is what one word of a query adds to a fact's score.
@@ -114,6 +120,9 @@ type TermScore struct {
 	Score  float64  `json:"score"`  // its part of Text
 }
 
+// Search returns the best facts for q, best first, from the index as it is
+// (see FreshSearch). With an embedder it embeds the query while the words
+// are scored, and answers by words alone when that fails.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	p := parseQuery(q.Words)
 	if !p.any {
@@ -121,6 +130,26 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if len(p.words) == 0 {
 		return nil, nil // stop words alone
+	}
+	return x.search(ctx, q, p, nil)
+}
+
+// embedder is the embedder of q: its own, else x's.
+func (x *Index) queryEmbedder(q Query) Embedder {
+	if q.Embedder != nil {
+		return q.Embedder
+	}
+	return x.getEmbedder()
+}
+
+// search is Search with the query's embedding, when one is under way.
+func (x *Index) search(ctx context.Context, q Query, p parsed, qv *queryVector) ([]Hit, error) {
+	e := x.queryEmbedder(q)
+	if qv == nil && e != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		qv = embedQuery(ctx, e, q.Words)
 	}
 	var hits []Hit
 	err := x.do(ctx, func() error {
@@ -134,7 +163,8 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 		var err error
-		hits, err = x.find(ctx, q, p)
+		hits, err = x.find(ctx, q, p, qv, e)
+		x.dropStale(ctx)
 		return err
 	})
 	if err != nil {
@@ -152,17 +182,23 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // cores it made the whole slower, the stat-ing threads and the query
 // slowing each other down.
 func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
-	if p := parseQuery(q.Words); !p.any {
+	p := parseQuery(q.Words)
+	if !p.any {
 		return nil, ErrNoWords
 	} else if len(p.words) == 0 {
 		return nil, nil
 	}
+	// The query is embedded while the folder is checked and the words
+	// scored.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	qv := embedQuery(ctx, x.queryEmbedder(q), q.Words)
 	if !state.Held(x.stateDir, state.DaemonLock) {
 		if err := x.Fresh(ctx); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 	}
-	return x.Search(ctx, q)
+	return x.search(ctx, q, p, qv)
 }
 
 // Find is FreshSearch for a command that searches once: it opens the
@@ -209,6 +245,7 @@ type view struct {
 	docs     *docTable
 	stems    map[string][]*formList // by stem
 	postings int                    // postings held in stems
+	vectors  *vectors               // read by the first search that fused
 }
 
 // maxViewPostings bounds the postings a view keeps: past it, it forgets
@@ -224,12 +261,16 @@ type formList struct {
 
 // find returns the true top of the facts q's words match, best first: every
 // fact with any of the words is scored.
-func (x *Index) find(ctx context.Context, q Query, p parsed) ([]Hit, error) {
+func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e Embedder) ([]Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
+	want := limit // hits asked for
+	if qv != nil {
+		limit = max(limit, fuseDepth) // the word ranking's depth, to fuse
+	}
 	conn, err := x.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -285,6 +326,12 @@ func (x *Index) find(ctx context.Context, q Query, p parsed) ([]Hit, error) {
 			top = append(top, more...)
 		}
 	}
+	if qv != nil {
+		if vec := x.denseTop(ctx, conn, v, qv, e, f); len(vec) > 0 {
+			top = fuse(s, f, top, vec, want)
+		}
+	}
+	top = top[:min(want, len(top))]
 	hits := make([]Hit, 0, len(top))
 	for _, c := range top {
 		by := s
@@ -548,6 +595,7 @@ type candidate struct {
 	text   float64
 	boost  float64
 	prefix bool
+	fusion *Fusion // set when fused
 }
 
 // better orders candidates best first: score, then pinned, then newer,
@@ -643,7 +691,7 @@ func (x *Index) hit(ctx context.Context, conn *sql.Conn, s *scorer, c candidate,
 	h.Snippet = snippet(body, stems)
 	if explain {
 		h.Explain = &Explanation{Terms: s.explain(c.id), Text: round3(c.text), Boost: c.boost,
-			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix}
+			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix, Fusion: c.fusion}
 	}
 	return h, nil
 }

@@ -9,13 +9,17 @@ import (
 // schemaVersion is kept in the database's user_version. Change it whenever
 // the tables or what goes into them change: an index of another version is
 // emptied and built again from the files.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // The tables. fact holds each fact's row: what a hit shows, and its text,
 // read again when the fact changes to take its terms out of the postings.
 // term holds the inverted index (see postings.go): each term's stem and
 // postings. blob holds the doc table ('docs'). meta holds the fingerprint of
-// the folder the index was last made to match (see fingerprint.go).
+// the folder the index was last made to match (see fingerprint.go). vector
+// holds the facts' embeddings, when an endpoint is configured (dense.go):
+// by content hash and model, unit vectors of float32, little-endian (a
+// rowid table: its blobs of kilobytes would make a WITHOUT ROWID table's
+// key lookups read them).
 var schema = []string{
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE fact (
@@ -33,11 +37,19 @@ var schema = []string{
 	`CREATE TABLE term (form TEXT PRIMARY KEY, stem TEXT NOT NULL, postings BLOB NOT NULL)`,
 	`CREATE INDEX term_stem ON term (stem)`,
 	`CREATE TABLE blob (key TEXT PRIMARY KEY, data BLOB NOT NULL)`,
+	`CREATE TABLE vector (
+		id    INTEGER PRIMARY KEY,
+		hash  TEXT NOT NULL,
+		model TEXT NOT NULL,
+		dim   INTEGER NOT NULL,
+		data  BLOB NOT NULL,
+		UNIQUE (hash, model)
+	)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
 }
 
 // tables are the tables of the schema, which schemaCurrent looks for.
-var tables = []string{"meta", "fact", "term", "blob"}
+var tables = []string{"meta", "fact", "term", "blob", "vector"}
 
 // ensureSchema makes sure db holds the current schema, emptying it and
 // creating the tables when it holds anything else (nothing at all, for a

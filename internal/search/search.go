@@ -43,13 +43,15 @@ type Index struct {
 	stateDir, memoryDir string
 	path                string
 
-	mu     sync.Mutex
-	closed bool
-	db     *sql.DB
-	fi     os.FileInfo // the index file as opened, to notice it being replaced
-	cache  *hashCache  // see apply; belongs to the connection in db
-	view   *view       // see find; belongs to the connection in db
-	scans  int         // folder scans by Fresh, for tests
+	mu       sync.Mutex
+	closed   bool
+	db       *sql.DB
+	fi       os.FileInfo // the index file as opened, to notice it being replaced
+	cache    *hashCache  // see apply; belongs to the connection in db
+	view     *view       // see find; belongs to the connection in db
+	embedder Embedder    // see SetEmbedder
+	stale    *vectors    // vectors of another dimension than a query's, to drop (dense.go)
+	scans    int         // folder scans by Fresh, for tests
 }
 
 // Open opens the index of memoryDir kept in stateDir, creating the state
