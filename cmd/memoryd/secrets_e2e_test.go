@@ -42,3 +42,36 @@ func TestHandWrittenSecretNeverCommitted(t *testing.T) {
 	w.write("reference-deploy.md", memoryFile("reference", "deploy", "Deploy notes", "Deploys go through CI; the token is in the team vault."))
 	waitFor(t, "the cleaned file's commit", func() bool { return w.show("memory/reference-deploy.md") != "" })
 }
+
+// TestSecretInDescriptionHoldsOnlyTheFact: a fact whose description holds
+// a secret is held out of commits, and its line in MEMORY.md says
+// [REDACTED] instead, so the index goes on being committed with the facts
+// added after it.
+func TestSecretInDescriptionHoldsOnlyTheFact(t *testing.T) {
+	w := newWorld(t)
+	p := w.startDaemon()
+	defer p.stop(t)
+	w.write("reference-deploy.md", memoryFile("reference", "deploy", "Deploy with ghp_Zq8Lm3Tx7Kw2Np5Rv9Ys4Bd6Hf1Jc0Ga2Ue", "Deploys go through CI."))
+	waitFor(t, "status to name the held file", func() bool {
+		for _, h := range w.status().Git.Held {
+			if strings.Contains(h, "reference-deploy.md") {
+				return true
+			}
+		}
+		return false
+	})
+	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Uses vim for everything."))
+	waitFor(t, "MEMORY.md with the later fact to be committed", func() bool {
+		return strings.Contains(w.show("memory/MEMORY.md"), "user-editor.md")
+	})
+	index := w.show("memory/MEMORY.md")
+	if !strings.Contains(index, "reference-deploy.md) — Deploy with [REDACTED]") {
+		t.Errorf("the held fact's line in the committed MEMORY.md:\n%s", index)
+	}
+	if log := w.git(w.notes, "log", "-p", "--all"); strings.Contains(log, "ghp_Zq8Lm3") {
+		t.Fatal("the secret reached the history")
+	}
+	if w.show("memory/reference-deploy.md") != "" {
+		t.Fatal("the file with the secret was committed")
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memoryd/memoryd/internal/secrets"
 )
 
 // entryLine is a memory's index line as rendered when it was parsed, with
@@ -68,11 +70,16 @@ func entryBytes(m *Memory) []byte {
 	return appendRendered(make([]byte, 0, entrySizeHint(m)), m)
 }
 
+// appendRendered appends m's index line. A secret in the title or the
+// description is replaced by secrets.Redacted: the fact itself is held out
+// of commits by the screen, and its line must not hold the index with it.
 func appendRendered(b []byte, m *Memory) []byte {
+	title, _ := secrets.Redact(m.Title)
+	description, _ := secrets.Redact(m.Description)
 	b = append(b, "- ["...)
 	switch {
-	case !blank(m.Title, 0):
-		b = appendOneLine(b, m.Title, escapeBrackets)
+	case !blank(title, 0):
+		b = appendOneLine(b, title, escapeBrackets)
 	case !blank(m.Name, hyphensAsSpaces):
 		b = appendOneLine(b, m.Name, hyphensAsSpaces|upperFirst|escapeBrackets)
 	default:
@@ -81,9 +88,9 @@ func appendRendered(b []byte, m *Memory) []byte {
 	b = append(b, "]("...)
 	b = appendLinkTarget(b, m.File)
 	b = append(b, ')')
-	if !blank(m.Description, 0) {
+	if !blank(description, 0) {
 		b = append(b, " — "...)
-		b = appendOneLine(b, m.Description, 0)
+		b = appendOneLine(b, description, 0)
 	}
 	return append(b, '\n')
 }
