@@ -113,7 +113,7 @@ type Explanation struct {
 // TermScore is what one word of a query adds to a fact's score.
 type TermScore struct {
 	Word   string   `json:"word"`   // the query's word, folded
-	Match  string   `json:"match"`  // "exact", "stem", "synonym" or "prefix"
+	Match  string   `json:"match"`  // "exact", "stem", "synonym", "prefix" or "feedback"
 	Forms  []string `json:"forms"`  // the fact's words that matched it
 	Fields string   `json:"fields"` // where they are: name, title, description, body, ×count
 	IDF    float64  `json:"idf"`    // how rare the word (with its forms) is
@@ -306,6 +306,11 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 	}
 	f := newFilter(q)
 	top := s.top(f, limit, nil)
+	if more, err := x.feedback(ctx, conn, v, s, p, top); err != nil {
+		return nil, err
+	} else if more {
+		top = s.top(f, limit, nil)
+	}
 	var ps *scorer // the prefix search's, for the facts only it found
 	if len(top) < limit && len(p.last) >= 2 {
 		lists, err := prefixLists(ctx, conn, p.last)

@@ -234,3 +234,33 @@ func TestRecallWithoutSynonyms(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRecallFeedback is the recall benchmark with pseudo-relevance
+// feedback (feedback.go) off and on, to show what it gives; it reports
+// memoryd's recall on all and on the paraphrased questions:
+//
+//	go test -run '^$' -bench RecallFeedback -benchtime 1x ./internal/search/
+func BenchmarkRecallFeedback(b *testing.B) {
+	savedDocs, savedWeight := feedbackDocs, feedbackWeight
+	defer func() { feedbackDocs, feedbackWeight = savedDocs, savedWeight }()
+	for _, c := range []struct {
+		docs   int
+		weight float64
+	}{{0, 0}, {3, 0.3}, {5, 0.1}} {
+		for _, n := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("facts=%d/feedback=%d@%.1f", n, c.docs, c.weight), func(b *testing.B) {
+				feedbackDocs, feedbackWeight = c.docs, c.weight
+				var r recallResult
+				for b.Loop() {
+					r = runRecall(b, n)
+				}
+				for _, kind := range []string{"all", "paraphrased"} {
+					m := r.memoryd[kind]
+					b.ReportMetric(m.at[1], kind+"@1")
+					b.ReportMetric(m.at[10], kind+"@10")
+					b.ReportMetric(m.mrr, kind+"-MRR")
+				}
+			})
+		}
+	}
+}
