@@ -27,6 +27,7 @@ type Config struct {
 	LLM       LLM     `yaml:"llm"`
 	Embed     Embed   `yaml:"embed"`
 	Recall    Recall  `yaml:"recall"`
+	Review    Review  `yaml:"review"`
 	Sync      Sync    `yaml:"sync"`
 	LogLevel  string  `yaml:"log_level"` // MEMORY_LOG_LEVEL: debug, info, warn, error
 
@@ -124,6 +125,14 @@ type Recall struct {
 	Timeout Duration `yaml:"timeout"`
 }
 
+// Review configures what memoryd proposes for a person's review.
+type Review struct {
+	// UnusedAfter is how long a fact may go unused by any agent before
+	// status proposes reviewing it (pinned and user facts never are); 0
+	// turns the proposal off. MEMORY_REVIEW_UNUSED_AFTER.
+	UnusedAfter Duration `yaml:"unused_after"`
+}
+
 // Sync configures sync across machines through the notes repository's
 // own git remote.
 type Sync struct {
@@ -171,6 +180,7 @@ func Default() Config {
 		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
 		Embed:    Embed{Timeout: Duration(300 * time.Millisecond)},
 		Recall:   Recall{MaxBytes: 1500, Timeout: Duration(2 * time.Second)},
+		Review:   Review{UnusedAfter: Duration(90 * 24 * time.Hour)},
 		Sync:     Sync{Interval: Duration(5 * time.Minute)},
 		LogLevel: "info",
 	}
@@ -309,6 +319,9 @@ func (c *Config) Validate() error {
 	positive("embed.timeout", c.Embed.Timeout)
 	atLeast("recall.max_bytes", c.Recall.MaxBytes, 0, " (0 turns recall off)")
 	positive("recall.timeout", c.Recall.Timeout)
+	if c.Review.UnusedAfter < 0 {
+		bad("review.unused_after", "must not be negative, such as 90d, or 0 to turn it off (got %s)", c.Review.UnusedAfter)
+	}
 	positive("sync.interval", c.Sync.Interval)
 	if r := c.Sync.Remote; r != "" && (strings.HasPrefix(r, "-") || strings.ContainsAny(r, " \t\n\x00")) {
 		bad("sync.remote", "must be the name of a git remote, such as origin (got %q)", r)

@@ -16,8 +16,12 @@ type Duration time.Duration
 // D returns d as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// String is the Go duration without zero units: 12h, 10m, 1h30m, 2.5s.
+// String is the Go duration without zero units: 12h, 10m, 1h30m, 2.5s;
+// whole days of at least two are written as days: 90d.
 func (d Duration) String() string {
+	if day := 24 * time.Hour; time.Duration(d) >= 2*day && time.Duration(d)%day == 0 {
+		return fmt.Sprintf("%dd", time.Duration(d)/day)
+	}
 	s := time.Duration(d).String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]

@@ -54,6 +54,7 @@ var fields = []field{
 	{key: "embed.timeout", env: "MEMORY_EMBED_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Embed.Timeout }},
 	{key: "recall.max_bytes", env: "MEMORY_RECALL_MAX_BYTES", ptr: func(c *Config) any { return &c.Recall.MaxBytes }},
 	{key: "recall.timeout", env: "MEMORY_RECALL_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Recall.Timeout }},
+	{key: "review.unused_after", env: "MEMORY_REVIEW_UNUSED_AFTER", ptr: func(c *Config) any { return &c.Review.UnusedAfter }},
 	{key: "sync.enabled", env: "MEMORY_SYNC_ENABLED", ptr: func(c *Config) any { return &c.Sync.Enabled }},
 	{key: "sync.remote", env: "MEMORY_SYNC_REMOTE", ptr: func(c *Config) any { return &c.Sync.Remote }},
 	{key: "sync.interval", env: "MEMORY_SYNC_INTERVAL_MS", ptr: func(c *Config) any { return &c.Sync.Interval }},
@@ -201,8 +202,8 @@ func parseBool(v string) (bool, error) {
 	return false, fmt.Errorf("must be %s (got %q)", boolWords, v)
 }
 
-// parseDuration reads a Go duration ("2s", "12h") or whole milliseconds;
-// with msOnly, whole milliseconds only.
+// parseDuration reads a Go duration ("2s", "12h"), whole days ("90d") or
+// whole milliseconds; with msOnly, whole milliseconds only.
 func parseDuration(v string, msOnly bool) (Duration, error) {
 	s := strings.TrimSpace(v)
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -213,6 +214,11 @@ func parseDuration(v string, msOnly bool) (Duration, error) {
 	}
 	if msOnly {
 		return 0, fmt.Errorf("must be a whole number of milliseconds (got %q)", v)
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 {
+			return Duration(time.Duration(n) * 24 * time.Hour), nil
+		}
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
