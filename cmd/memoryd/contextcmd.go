@@ -53,6 +53,7 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
+	countListed(e, cfg.MemoryDir, text)
 	if flagString(fs, "json") == "true" {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}

@@ -117,14 +117,15 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 }
 
 func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, data, _, err := findFact(e, fs, args)
+	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err
 	}
+	uses := f.uses()
 	if flagBool(fs, "json") {
-		return writeJSON(e.stdout, showJSON{factOf(m), string(data)})
+		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses), string(data)})
 	}
-	fmt.Fprintf(e.stdout, "# %s\n", m.File)
+	fmt.Fprintf(e.stdout, "# %s — %s\n", m.File, usesText(uses[m.File]))
 	_, err = e.stdout.Write(data)
 	return err
 }
@@ -132,7 +133,7 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 // showJSON is what `memoryd show --json` prints: the fact's fields, as
 // list --json gives them, and its file.
 type showJSON struct {
-	factJSON
+	usedFactJSON
 	Content string `json:"content"`
 }
 

@@ -45,6 +45,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Version: version(),
 		Search:  ls.search,
 		Writer:  f.modelWriter,
+		Used:    f.countUse,
 	})
 	err = s.Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

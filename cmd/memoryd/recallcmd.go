@@ -21,6 +21,7 @@ import (
 	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/usage"
 )
 
 func init() {
@@ -183,6 +184,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 			return "", "", fmt.Errorf("record what the session was given: %w", err)
 		}
 	}
+	f.countUse(usage.Recall, files...)
 	note = "added " + strings.Join(files, ", ")
 	out, err = recallOutput(flagString(fs, "format"), in.Event, text)
 	return out, note, err

@@ -10,10 +10,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/usage"
 )
 
 func init() {
@@ -30,10 +33,13 @@ func init() {
 	})
 	register(&command{
 		name:    "list",
-		args:    "[--project=SLUG] [--all] [--type=T] [--json]",
+		args:    "[--project=SLUG] [--all] [--type=T] [--unused=AGE] [--json]",
 		summary: "List the facts: the global ones and the current project's (--all: every project's).",
-		flags:   scopeFlags,
-		run:     runList,
+		flags: func(fs *flag.FlagSet) {
+			scopeFlags(fs)
+			fs.String("unused", "", "only the facts no agent used for `AGE` (such as 60d or 36h); a fact never used counts from its metadata.updated date")
+		},
+		run: runList,
 	})
 }
 
@@ -78,6 +84,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
+	f.countUse(usage.Search, hitFiles(hits)...)
 	if flagString(fs, "json") == "true" {
 		return writeJSON(e.stdout, hits)
 	}
@@ -94,6 +101,15 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		}
 	}
 	return nil
+}
+
+// hitFiles are the files of hits, in order.
+func hitFiles(hits []search.Hit) []string {
+	files := make([]string, len(hits))
+	for i, h := range hits {
+		files[i] = h.File
+	}
+	return files
 }
 
 // printExplain prints why a hit ranked where it did, under it.
@@ -138,18 +154,30 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
+	var unused time.Duration
+	if a := flagString(fs, "unused"); a != "" {
+		if unused, err = config.ParseDuration(a); err != nil || unused <= 0 {
+			return usageError{fmt.Sprintf("--unused %q: give an age such as 60d or 36h", a)}
+		}
+	}
 	slug, all, typ := scope(fs), flagString(fs, "all") == "true", flagString(fs, "type")
+	uses := f.uses()
+	now := time.Now()
 	var list []*index.Memory
 	for _, m := range snap.Memories {
-		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) {
+		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
+			(unused == 0 || !touched(f.dir, m, uses).After(now.Add(-unused))) {
 			list = append(list, m)
 		}
 	}
 	if flagString(fs, "json") == "true" {
-		return writeJSON(e.stdout, listJSON(list))
+		return writeJSON(e.stdout, usedListJSON(list, uses))
 	}
 	for _, m := range list {
 		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+	}
+	if unused > 0 && len(list) == 0 {
+		fmt.Fprintf(e.stdout, "every fact was used in the last %s\n", flagString(fs, "unused"))
 	}
 	return nil
 }
@@ -175,10 +203,35 @@ type factJSON struct {
 	Readonly    bool   `json:"readonly,omitempty"`
 }
 
+// usedFactJSON is a fact as list and show give it: with how often agents
+// used it (package usage) and when last, RFC 3339; "" when never.
+type usedFactJSON struct {
+	factJSON
+	Uses     int    `json:"uses"`
+	LastUsed string `json:"last_used,omitempty"`
+}
+
+func usedFactOf(m *index.Memory, uses map[string]usage.Use) usedFactJSON {
+	u := uses[m.File]
+	j := usedFactJSON{factJSON: factOf(m), Uses: u.Uses}
+	if u.Uses > 0 {
+		j.LastUsed = u.Last.Format(time.RFC3339)
+	}
+	return j
+}
+
 func listJSON(list []*index.Memory) []factJSON {
 	out := make([]factJSON, len(list))
 	for i, m := range list {
 		out[i] = factOf(m)
+	}
+	return out
+}
+
+func usedListJSON(list []*index.Memory, uses map[string]usage.Use) []usedFactJSON {
+	out := make([]usedFactJSON, len(list))
+	for i, m := range list {
+		out[i] = usedFactOf(m, uses)
 	}
 	return out
 }

@@ -48,6 +48,9 @@ type statusReport struct {
 	// daemon runs it is marked Stale and not Running, whatever the file says.
 	Daemon   *daemon.Status `json:"daemon,omitempty"`
 	Problems []string       `json:"problems"`
+	// Unused proposes the facts no agent used for review.unused_after for a
+	// person's review; absent when that is off or no fact qualifies.
+	Unused *unusedReport `json:"unused,omitempty"`
 	// Fix is the command that starts the daemon in the situation found,
 	// when none runs.
 	Fix string `json:"fix,omitempty"`
@@ -91,6 +94,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	r.Problems = append(r.Problems, r.readHistory(f)...)
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
 	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
+	r.Unused = unusedProposal(f, time.Now())
 	if r.Running {
 		if r.Daemon != nil {
 			r.Problems = append(r.Problems, r.Daemon.Problems()...)
@@ -283,6 +287,7 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 		printSyncStatus(w, s.Sync, now)
 	}
 	printTokens(w, r.Tokens, now)
+	printUnused(w, r.Unused)
 	printProblems(w, r.Problems)
 }
 

@@ -48,3 +48,11 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML implements yaml.Marshaler.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// ParseDuration reads a duration as the configuration does: a Go duration
+// ("36h"), whole days ("60d") or whole milliseconds. Flags that take an age
+// use it, so they read what config.yaml reads.
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := parseDuration(s, false)
+	return d.D(), err
+}

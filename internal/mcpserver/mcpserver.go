@@ -17,6 +17,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/usage"
 )
 
 // Hit is one search result, as the model sees it.
@@ -38,6 +39,9 @@ type Options struct {
 	// Writer saves and forgets; its Who is replaced by the client's name
 	// from the MCP handshake for each call.
 	Writer func(who string) *facts.Writer
+	// Used, when set, counts the facts a search returned and a read gave
+	// (package usage); it must not fail or block.
+	Used func(kind usage.Kind, files ...string)
 }
 
 // New returns the server with its four tools.
@@ -111,6 +115,13 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// used counts a use of files when the server was given a counter.
+func (h *handlers) used(kind usage.Kind, files ...string) {
+	if h.o.Used != nil {
+		h.o.Used(kind, files...)
+	}
+}
+
 func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, nil, fmt.Errorf("query is empty: give a few words to look for")
@@ -134,6 +145,11 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	if len(hits) == 0 {
 		return text("No facts match " + in.Query + ". Try other words, or project \"all\"."), nil, nil
 	}
+	files := make([]string, len(hits))
+	for i, hit := range hits {
+		files[i] = hit.File
+	}
+	h.used(usage.Search, files...)
 	var b strings.Builder
 	for _, hit := range hits {
 		fmt.Fprintf(&b, "- %s — %s: %s", hit.File, hit.Title, hit.Description)
@@ -169,6 +185,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.File, err)
 	}
+	h.used(usage.Read, m.File)
 	return text("# " + m.File + "\n" + string(data)), nil, nil
 }
 

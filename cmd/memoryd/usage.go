@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/usage"
+)
+
+// countUse records that an agent (or a person's search) used files, in the
+// usage log of the state folder (package usage). Counting never fails the
+// command that used them: a failure is logged at debug level and dropped.
+func (f *folder) countUse(kind usage.Kind, files ...string) {
+	if err := usage.Open(f.stateDir).Record(kind, time.Now(), files...); err != nil {
+		f.log.Debug("usage not counted", "kind", kind, "err", err)
+	}
+}
+
+// countListed records that a session loaded an index listing the facts
+// linked in text (memoryd context). It works from the configuration alone,
+// as context does, and stays silent on any error.
+func countListed(e env, memoryDir string, text []byte) {
+	dir, err := state.RealPath(memoryDir)
+	if err != nil {
+		return
+	}
+	sd, err := state.Dir(stateHome(e), dir)
+	if err != nil {
+		return
+	}
+	var files []string
+	for _, m := range indexLink.FindAllSubmatch(text, -1) {
+		files = append(files, string(m[1]))
+	}
+	usage.Open(sd).Record(usage.Context, time.Now(), files...)
+}
+
+// uses is every fact's use so far; an unreadable log is logged and read as
+// no use at all.
+func (f *folder) uses() map[string]usage.Use {
+	u, err := usage.Open(f.stateDir).Read()
+	if err != nil {
+		f.log.Warn("usage counts unreadable", "err", err)
+	}
+	return u
+}
+
+// touched is when an agent last used m, or when m was made if never since:
+// its metadata.updated date, else its file's modification time.
+func touched(dir string, m *index.Memory, uses map[string]usage.Use) time.Time {
+	return usage.Touched(uses[m.File], madeAt(dir, m))
+}
+
+// madeAt is when m was last written: metadata.updated (a day, read as its
+// start in local time), else the file's modification time.
+func madeAt(dir string, m *index.Memory) time.Time {
+	if d, err := time.ParseInLocation(time.DateOnly, m.UpdatedDate(), time.Local); err == nil {
+		return d
+	}
+	if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m.File))); err == nil {
+		return fi.ModTime()
+	}
+	return time.Time{}
+}
+
+// usesText says how often a fact was used: "used 3 times, last 2026-11-26
+// 10:02", or "never used by an agent".
+func usesText(u usage.Use) string {
+	switch u.Uses {
+	case 0:
+		return "never used by an agent"
+	case 1:
+		return "used once, " + u.Last.Local().Format("2006-01-02 15:04")
+	}
+	return fmt.Sprintf("used %d times, last %s", u.Uses, u.Last.Local().Format("2006-01-02 15:04"))
+}
+
+// unusedReport is status's proposal of the facts no agent used for a while.
+type unusedReport struct {
+	After   string   `json:"after"`   // review.unused_after, such as "90d"
+	Files   []string `json:"files"`   // the facts, by file name
+	Command string   `json:"command"` // what lists them to act on
+}
+
+// unusedProposal is the facts, pinned and user facts aside, that no agent
+// used (or that were not written) for review.unused_after; nil when that is
+// 0 or none qualifies. memoryd never deletes them: a person decides, with
+// memoryd forget (or by pinning a fact to keep it out of the proposal).
+func unusedProposal(f *folder, now time.Time) *unusedReport {
+	after := f.cfg.Review.UnusedAfter
+	if after <= 0 {
+		return nil
+	}
+	snap, err := index.Scan(f.dir)
+	if err != nil {
+		return nil
+	}
+	uses := f.uses()
+	r := &unusedReport{After: after.String(), Files: []string{},
+		Command: "memoryd list --all --unused " + after.String()}
+	for _, m := range snap.Memories {
+		if !m.Pinned && m.Type != "user" && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
+			r.Files = append(r.Files, m.File)
+		}
+	}
+	if len(r.Files) == 0 {
+		return nil
+	}
+	return r
+}
+
+// printUnused prints the proposal: how many, the first few, and the command.
+func printUnused(w io.Writer, u *unusedReport) {
+	if u == nil {
+		return
+	}
+	names := strings.Join(u.Files[:min(3, len(u.Files))], ", ")
+	if len(u.Files) > 3 {
+		names += ", …"
+	}
+	fmt.Fprintf(w, "unused         %d %s no agent used in %s, for review (never deleted on their own): %s — %s, then memoryd forget NAME or pin it\n",
+		len(u.Files), plural(len(u.Files), "fact", "facts"), u.After, names, u.Command)
+}
