@@ -15,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/txn"
+	"github.com/memoryd/memoryd/internal/usage"
 )
 
 // folder is a resolved memory folder with its state folder and repository.
@@ -142,7 +143,8 @@ func (f *folder) modelWriter(who string) *facts.Writer {
 // through it, with the configured index budget.
 func (f *folder) txn() *txn.Folder {
 	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo,
-		Budget: index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}, Search: f.updateSearch})
+		Budget: index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}, Search: f.updateSearch,
+		Uses: usage.Open(f.stateDir).Active})
 }
 
 // updateSearch brings the folder's search index, when there is one, up to

@@ -210,6 +210,7 @@ func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		}
 	}
 	st := newStore(f)
+	st.Rechoose() // a person asked: past the budget, choose with today's usage counts
 	w, err := st.Settle()
 	if err != nil {
 		return err

@@ -77,12 +77,13 @@ type choice struct {
 // is listed. Otherwise room is kept for the "more" line (as long as it could
 // ever be), pinned facts are listed whatever the room, then project lines
 // (MEMORY.md) get up to half of the room left — more when the facts need
-// less — and facts fill the rest, in priority order: section (User,
-// Feedback, Project, Reference, Other), newest metadata.updated, file name;
+// less — and facts fill the rest, in priority order: with a Preference,
+// listed already, then most used (bucketed); then section (User, Feedback,
+// Project, Reference, Other), newest metadata.updated, file name;
 // more project lines may then take what the facts left.
 // A line that does not fit is skipped and the next ones are still tried, so
 // a long description does not keep shorter facts out.
-func (l *layout) choose(limit extent) choice {
+func (l *layout) choose(limit extent, p *Preference) choice {
 	c := choice{items: make([]bool, len(l.items)), projects: make([]bool, len(l.projects))}
 	if l.fullExtent().within(limit) {
 		c.all = true
@@ -95,11 +96,11 @@ func (l *layout) choose(limit extent) choice {
 		return c
 	}
 	f := &filler{l: l, c: &c, room: limit.minus(extentOf(l.head)).minus(l.moreReserve())}
-	buckets := f.pinned()
+	rest := f.pinned()
 	if len(l.projects) > 0 {
-		f.room = f.room.minus(l.chooseProjects(f.projectRoom(buckets), c.projects))
+		f.room = f.room.minus(l.chooseProjects(f.projectRoom(rest), c.projects))
 	}
-	f.fill(buckets)
+	f.fill(l.order(rest, p))
 	if len(l.projects) > 0 { // what the facts left, the other projects may take
 		f.room = f.room.minus(l.chooseProjects(f.room, c.projects))
 	}
@@ -143,66 +144,42 @@ func (f *filler) take(i int) {
 }
 
 // pinned lists every pinned fact, whatever the room, and returns the
-// others by section.
-func (f *filler) pinned() (buckets [nSections][]int) {
+// others.
+func (f *filler) pinned() (rest []int) {
 	for i := range f.l.items {
 		if it := &f.l.items[i]; it.m.Pinned {
 			f.take(i)
 		} else {
-			buckets[it.sec] = append(buckets[it.sec], i)
+			rest = append(rest, i)
 		}
 	}
-	return buckets
+	return rest
 }
 
 // projectRoom is the room the project lines may take: half of what is
-// left, or more when the facts in buckets need less.
-func (f *filler) projectRoom(buckets [nSections][]int) extent {
+// left, or more when the facts in rest need less.
+func (f *filler) projectRoom(rest []int) extent {
 	var need extent
 	o := f.opened
-	for _, bucket := range buckets {
-		for _, i := range bucket {
-			need = need.plus(f.cost(&f.l.items[i], &o))
-			o[f.l.items[i].sec] = true
-		}
+	for _, i := range rest {
+		need = need.plus(f.cost(&f.l.items[i], &o))
+		o[f.l.items[i].sec] = true
 	}
 	r := f.room
 	return extent{max(r.lines/2, r.lines-need.lines), max(r.bytes/2, r.bytes-need.bytes)}
 }
 
-// fill lists the facts in buckets that fit, section by section, each
-// section newest first.
-func (f *filler) fill(buckets [nSections][]int) {
-	for _, bucket := range buckets {
+// fill lists the facts of order that fit, in that order (see
+// layout.order).
+func (f *filler) fill(order []int) {
+	for _, i := range order {
 		if f.room.lines < 1 || f.room.bytes < len("- [](x)\n") {
-			return // nothing fits any more: leave the rest unsorted
+			return // nothing fits any more
 		}
-		for _, i := range f.l.byDate(bucket) {
-			if f.cost(&f.l.items[i], &f.opened).within(f.room) {
-				f.take(i)
-			}
+		if f.cost(&f.l.items[i], &f.opened).within(f.room) {
+			f.take(i)
 		}
 	}
-}
-
-// byDate sorts the item indexes of one section newest metadata.updated
-// first (no date is oldest), then by file name.
-func (l *layout) byDate(idx []int) []int {
-	type key struct{ date, i int }
-	keys := make([]key, len(idx))
-	for k, i := range idx {
-		keys[k] = key{dateNum(l.items[i].m.Updated), i}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.date != b.date {
-			return b.date - a.date
-		}
-		return a.i - b.i // items are sorted by file
-	})
-	for k := range keys {
-		idx[k] = keys[k].i
-	}
-	return idx
 }
 
 // chooseProjects marks more project lines as listed in keep, those that fit

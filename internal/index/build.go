@@ -46,7 +46,7 @@ func Build(s Snapshot) []byte { return BuildIndex(s, "", DefaultBudget()) }
 // MEMORY.md, and MEMORY.<slug>.md for every project that has memories. It
 // is pure and deterministic, like BuildIndex.
 func BuildAll(s Snapshot, b Budget) map[string][]byte {
-	all := buildAll(s, b)
+	all := buildAll(s, b, nil)
 	out := make(map[string][]byte, len(all))
 	for _, ix := range all {
 		out[ix.file] = ix.data
@@ -160,6 +160,7 @@ type layout struct {
 	head     []byte     // title, comment, banners
 	items    []item     // the facts, sorted by File
 	projects []projLine // MEMORY.md's project lines, sorted by slug
+	pref     *Preference // what to list first past the budget; nil: the plain order
 }
 
 type item struct {
@@ -202,7 +203,7 @@ func (l *layout) render(limit extent) []byte {
 
 // build lays l out within limit and says how many memories it left out.
 func (l *layout) build(limit extent) (b []byte, omitted int) {
-	c := l.choose(limit)
+	c := l.choose(limit, l.pref)
 	for _, n := range c.omitted {
 		omitted += n
 	}
@@ -373,11 +374,13 @@ type builtIndex struct {
 
 // buildAll is BuildAll as a list: MEMORY.md, then the project indexes by
 // slug.
-func buildAll(s Snapshot, b Budget) []builtIndex {
+func buildAll(s Snapshot, b Budget, p *Preference) []builtIndex {
 	g := group(s)
 	out := make([]builtIndex, 0, 1+len(g.slugs))
 	add := func(file, slug string) {
-		data, omitted := g.layout(slug).build(b.extent())
+		l := g.layout(slug)
+		l.pref = p
+		data, omitted := l.build(b.extent())
 		out = append(out, builtIndex{file, data, omitted})
 	}
 	add(IndexFile, "")

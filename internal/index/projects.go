@@ -35,7 +35,7 @@ func Context(s Snapshot, slug string, b Budget, projectOnly bool) []byte {
 // b, and how many memories each leaves out, in WriteIndex's order (Changed
 // is false): what doctor and status show without writing anything.
 func Measure(s Snapshot, b Budget) []IndexStat {
-	all := buildAll(s, b)
+	all := buildAll(s, b, nil)
 	out := make([]IndexStat, len(all))
 	for i, ix := range all {
 		out[i] = IndexStat{File: ix.file, Lines: countLines(ix.data), Bytes: len(ix.data), Omitted: ix.omitted}

@@ -32,6 +32,12 @@ type Store struct {
 	budget    Budget
 	indexes   map[string]bool // project index files (MEMORY.<slug>.md) on disk, as last seen
 
+	// What the indexes prefer past the budget (see SetUsage, WriteIndex).
+	usage    func() map[string]int // nil: the plain order, no preference
+	uses     map[string]int        // the counts of the last fresh choice
+	seen     uint64                // factsPrint when the indexes were last chosen (0: not yet)
+	rechoose bool                  // the next WriteIndex chooses afresh
+
 	now    func() time.Time
 	reads  atomic.Int64 // files read, for tests
 	parses atomic.Int64 // Parse calls, for tests
@@ -62,6 +68,9 @@ func (s *Store) Scan() error {
 	s.replace("", found)
 	s.readConflicts()
 	s.indexes = indexes
+	if s.seen == 0 {
+		s.seen = factsPrint(s.Snapshot()) // the facts as this process found them
+	}
 	return nil
 }
 

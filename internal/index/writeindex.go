@@ -71,7 +71,8 @@ func (s *Store) WriteIndex() (Written, error) {
 	var w Written
 	var errs []error
 	keep := map[string]bool{}
-	for _, ix := range buildAll(s.Snapshot(), s.budget) {
+	snap := s.Snapshot()
+	for _, ix := range buildAll(snap, s.budget, s.preference(snap)) {
 		if ix.file != IndexFile {
 			keep[ix.file] = true
 			if why := s.notOurs(ix.file); why != "" {
@@ -119,6 +120,49 @@ func (s *Store) WriteIndex() (Written, error) {
 		return w, errs[0]
 	}
 	return w, nil
+}
+
+// SetUsage makes the indexes prefer, past the budget, the facts agents use:
+// uses returns each fact's count of searches, reads and recalls by file
+// (package usage). It is called only when the choice is made afresh.
+func (s *Store) SetUsage(uses func() map[string]int) { s.usage = uses }
+
+// Rechoose makes the next WriteIndex choose what each index lists afresh,
+// with the counts as they are now (memoryd rebuild).
+func (s *Store) Rechoose() { s.rechoose = true }
+
+// preference is what the indexes of snap prefer past the budget, or nil
+// without SetUsage. The choice is made afresh — the facts most used first,
+// the counts read now — only when a fact changed since this Store last
+// chose (or was first scanned), or after Rechoose. Otherwise the facts the
+// index files on disk list come first, so a rescan, a restart or a
+// search never changes an index, and an index another machine chose and
+// committed is kept as it is until a fact changes: two machines with
+// different counts do not rewrite each other's index in turn.
+func (s *Store) preference(snap Snapshot) *Preference {
+	if s.usage == nil {
+		return nil
+	}
+	fp := factsPrint(snap)
+	fresh := s.rechoose || s.uses == nil && s.seen == 0 || s.seen != 0 && fp != s.seen
+	s.seen, s.rechoose = fp, false
+	if fresh || s.uses == nil {
+		s.uses = s.usage()
+		if s.uses == nil {
+			s.uses = map[string]int{}
+		}
+	}
+	p := &Preference{Uses: s.uses}
+	if !fresh {
+		files := []string{IndexFile}
+		for name, present := range s.indexes {
+			if present {
+				files = append(files, name)
+			}
+		}
+		p.Listed = s.listedOnDisk(files)
+	}
+	return p
 }
 
 func (w *Written) add(st IndexStat) {

@@ -56,6 +56,10 @@ type Options struct {
 	// (search.Update), so a search right after a write finds it. The search
 	// index is a cache the next search repairs: its failure fails nothing.
 	Search func(context.Context, index.Snapshot) error
+	// Uses, when set, gives how often agents asked for each fact (package
+	// usage): past the budget, the indexes list the most used first
+	// (index.Store.SetUsage).
+	Uses func() map[string]int
 }
 
 // Folder writes one memory folder. It is safe for concurrent use: the
@@ -81,6 +85,9 @@ func (f *Folder) Repo() *gitstore.Repo { return f.opts.Repo }
 func (f *Folder) NewStore() *index.Store {
 	st := index.NewStore(f.opts.Dir)
 	st.SetBudget(f.opts.Budget)
+	if f.opts.Uses != nil {
+		st.SetUsage(f.opts.Uses)
+	}
 	return st
 }
 

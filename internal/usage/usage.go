@@ -213,6 +213,20 @@ func (l *Log) fold() error {
 	return os.Remove(folding)
 }
 
+// Active is how often agents asked for each fact — searched, read,
+// recalled, not merely listed — by file: what the index budget prefers. An
+// unreadable log counts as no use.
+func (l *Log) Active() map[string]int {
+	all, _ := l.Read()
+	out := make(map[string]int, len(all))
+	for f, u := range all {
+		if u.Active > 0 {
+			out[f] = u.Active
+		}
+	}
+	return out
+}
+
 // Touched is when a fact was last used, or made when it was never used
 // since: made is the fact's own date (metadata.updated, else the file's
 // modification time), so a fact written last week is not "unused for 60
