@@ -157,9 +157,9 @@ func group(s Snapshot) *groups {
 
 // layout is one index file before the budget decides what it lists.
 type layout struct {
-	head     []byte     // title, comment, banners
-	items    []item     // the facts, sorted by File
-	projects []projLine // MEMORY.md's project lines, sorted by slug
+	head     []byte      // title, comment, banners
+	items    []item      // the facts, sorted by File
+	projects []projLine  // MEMORY.md's project lines, sorted by slug
 	pref     *Preference // what to list first past the budget; nil: the plain order
 }
 
