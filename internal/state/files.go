@@ -31,6 +31,12 @@ const (
 	// and SearchFile+"-shm", and SearchFile+".lock", held only while a
 	// corrupt index is replaced.
 	SearchFile = "search.db"
+	// UsageLog is package usage's append-only log of the facts agents used,
+	// one line a use; UsageSummary holds what earlier folds of it counted.
+	// Beside them: UsageLog+".folding" (a log being folded) and
+	// UsageLog+".lock" (shared by writers and readers, exclusive for a fold).
+	UsageLog     = "usage.log"
+	UsageSummary = "usage.summary"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the

@@ -35,6 +35,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // Kind is how a fact was used.
@@ -48,12 +49,12 @@ const (
 	Context Kind = "context" // listed in an index a session loaded (memoryd context)
 )
 
-// The files of the usage log in the state folder.
+// The files of the usage log in the state folder (named in package state).
 const (
-	LogFile     = "usage.log"         // the appended uses
-	SummaryFile = "usage.summary"     // what earlier folds counted
-	foldingFile = "usage.log.folding" // a log being folded
-	lockFile    = "usage.lock"        // shared by writers and readers, exclusive for a fold
+	LogFile     = state.UsageLog
+	SummaryFile = state.UsageSummary
+	foldingFile = state.UsageLog + ".folding"
+	lockFile    = state.UsageLog + ".lock"
 	summaryHead = "memoryd usage v1 " // the summary's first line, then the hash of the last log folded
 )
 
