@@ -20,10 +20,17 @@ type Preference struct {
 	// listed), by file. Counts are bucketed by powers of two (1, 2–3, 4–7,
 	// …), so one more use rarely changes a choice.
 	Uses map[string]int
+	// Load, when Uses is nil, gives Uses the first time an index cannot
+	// list every fact: reading the counts costs milliseconds, and an index
+	// within its budget never needs them.
+	Load func() map[string]int
 	// Listed is the facts the index files list as they are on disk, by
 	// file. Listed facts come first: the choice stays as it is until a fact
 	// changes (see Store.WriteIndex).
 	Listed map[string]bool
+	// LoadListed, when Listed is nil, gives Listed the first time an index
+	// cannot list every fact.
+	LoadListed func() map[string]bool
 }
 
 // useBucket is n uses as a priority: 0 for none, then one more for each
@@ -39,6 +46,12 @@ func useBucket(n int) int {
 // then more uses (bucketed), then section, newest metadata.updated, file.
 func (l *layout) order(idx []int, p *Preference) []int {
 	type key struct{ listed, uses, sec, date, i int }
+	if p != nil && p.Uses == nil && p.Load != nil {
+		p.Uses, p.Load = p.Load(), nil
+	}
+	if p != nil && p.Listed == nil && p.LoadListed != nil {
+		p.Listed, p.LoadListed = p.LoadListed(), nil
+	}
 	keys := make([]key, len(idx))
 	for k, i := range idx {
 		it := &l.items[i]

@@ -144,15 +144,17 @@ func (s *Store) preference(snap Snapshot) *Preference {
 		return nil
 	}
 	fp := factsPrint(snap)
-	fresh := s.rechoose || s.uses == nil && s.seen == 0 || s.seen != 0 && fp != s.seen
+	fresh := s.rechoose || s.seen != 0 && fp != s.seen
 	s.seen, s.rechoose = fp, false
-	if fresh || s.uses == nil {
-		s.uses = s.usage()
-		if s.uses == nil {
+	if fresh {
+		s.uses = nil // read again, when an index needs them
+	}
+	p := &Preference{Uses: s.uses, Load: func() map[string]int {
+		if s.uses = s.usage(); s.uses == nil {
 			s.uses = map[string]int{}
 		}
-	}
-	p := &Preference{Uses: s.uses}
+		return s.uses
+	}}
 	if !fresh {
 		files := []string{IndexFile}
 		for name, present := range s.indexes {
@@ -160,7 +162,7 @@ func (s *Store) preference(snap Snapshot) *Preference {
 				files = append(files, name)
 			}
 		}
-		p.Listed = s.listedOnDisk(files)
+		p.LoadListed = func() map[string]bool { return s.listedOnDisk(files) }
 	}
 	return p
 }

@@ -189,3 +189,33 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkRead is reading the counts at their largest: a summary of
+// 10,000 facts and a log just under FoldAt. The index budget reads them
+// when a fact changed; list, show and status on every call.
+func BenchmarkRead(b *testing.B) {
+	dir := b.TempDir()
+	l := Open(dir)
+	all := map[string]Use{}
+	for i := range 10_000 {
+		all[fmt.Sprintf("reference-fact-%05d.md", i)] = Use{Uses: i, Active: i / 2, Last: t0}
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), formatSummary(all, "x"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	l.foldAt = 1 << 30
+	files := make([]string, 10)
+	for n := 0; n < FoldAt/400; n++ {
+		for i := range files {
+			files[i] = fmt.Sprintf("reference-fact-%05d.md", (n*10+i)%10_000)
+		}
+		if err := l.Record(Search, t0, files...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if got, err := l.Read(); err != nil || len(got) != 10_000 {
+			b.Fatalf("%d facts, %v", len(got), err)
+		}
+	}
+}
