@@ -57,6 +57,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return writeJSON(e.stdout, listJSON(inbox))
 	case len(args) == 0 && len(inbox) == 0:
 		fmt.Fprintln(e.stdout, "no facts wait for review")
+		printUnusedHint(e.stdout, f)
 		return nil
 	case len(args) == 0 && isTerminal(e.stdin) && isTerminal(e.stdout):
 		return reviewInteractively(ctx, e, f, w, inbox)
@@ -65,6 +66,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
 		}
 		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
+		printUnusedHint(e.stdout, f)
 		return nil
 	case all == (len(args) == 2):
 		return usageError{"name one fact, or give --all"}

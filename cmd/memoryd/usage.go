@@ -127,3 +127,13 @@ func printUnused(w io.Writer, u *unusedReport) {
 	fmt.Fprintf(w, "unused         %d %s no agent used in %s, for review (never deleted on their own): %s — %s, then memoryd forget NAME or pin it\n",
 		len(u.Files), plural(len(u.Files), "fact", "facts"), u.After, names, u.Command)
 }
+
+// printUnusedHint adds status's proposal of unused facts to the review
+// list: they are not inbox items (accept and reject do not apply), but a
+// person reviewing is who should see them.
+func printUnusedHint(w io.Writer, f *folder) {
+	if u := unusedProposal(f, time.Now()); u != nil {
+		fmt.Fprintf(w, "also: %d %s no agent used in %s (never deleted on their own): %s, then memoryd forget NAME or pin it\n",
+			len(u.Files), plural(len(u.Files), "fact", "facts"), u.After, u.Command)
+	}
+}

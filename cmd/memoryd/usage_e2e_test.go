@@ -170,6 +170,9 @@ func TestUsageCounted(t *testing.T) {
 	if out, _ := w.runCmd(nil, "status"); !strings.Contains(out, "unused         1 fact no agent used in 90d") {
 		t.Fatalf("status:\n%s", out)
 	}
+	if out, _ := w.runCmd(nil, "review"); !strings.Contains(out, "also: 1 fact no agent used in 90d (never deleted on their own): memoryd list --all --unused 90d") {
+		t.Fatalf("review:\n%s", out)
+	}
 	// A session that loads the index counts every fact it lists: a fact an
 	// index lists is not unused while sessions start.
 	if out, code := w.runCmd(nil, "context"); code != 0 || !strings.Contains(out, vault) {
