@@ -88,7 +88,7 @@ type unusedReport struct {
 	Command string   `json:"command"` // what lists them to act on
 }
 
-// unusedProposal is the facts, pinned and user facts aside, that no agent
+// unusedProposal is the facts, pinned and user facts (and the inbox) aside, that no agent
 // used (or that were not written) for review.unused_after; nil when that is
 // 0 or none qualifies. memoryd never deletes them: a person decides, with
 // memoryd forget (or by pinning a fact to keep it out of the proposal).
@@ -105,7 +105,7 @@ func unusedProposal(f *folder, now time.Time) *unusedReport {
 	r := &unusedReport{After: after.String(), Files: []string{},
 		Command: "memoryd list --all --unused " + after.String()}
 	for _, m := range snap.Memories {
-		if !m.Pinned && m.Type != "user" && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
+		if !m.Pinned && m.Type != "user" && !index.InInbox(m.File) && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
 			r.Files = append(r.Files, m.File)
 		}
 	}
