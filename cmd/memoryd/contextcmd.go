@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 )
@@ -54,6 +55,13 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	countListed(e, cfg.MemoryDir, text)
+	// A listed fact whose cited files changed since it was written or
+	// confirmed is marked on its line; the index files stay as built (the
+	// same files give the same bytes), the mark is this session's.
+	chk := cite.NewChecker(dir)
+	text = cite.MarkLines(text, func(file string) string {
+		return cite.Marker(chk.File(cfg.MemoryDir, file).Changes)
+	})
 	if flagString(fs, "json") == "true" {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/secrets"
@@ -22,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "add",
-		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace] [BODY|-]",
+		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace] [--cites=PATH,...] [BODY|-]",
 		summary: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
 		flags: func(fs *flag.FlagSet) {
 			enumFlag(fs, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
@@ -31,6 +32,7 @@ func init() {
 			fs.Bool("replace", false, "replace an existing fact of the same type and name")
 			fs.String("project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
 			fs.Bool("global", false, "a fact for every project, even of type project")
+			fs.String("cites", "", "the files the fact rests on, comma-separated `PATH[#SYMBOL],...` (from the current directory, inside the fact's project); memoryd records their versions and marks the fact when they change")
 		},
 		run: runAdd,
 	})
@@ -74,6 +76,18 @@ func runAdd(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		fact.Project = ""
 	} else if fact.Project == "" && fact.Type == "project" {
 		fact.Project = scope(fs)
+	}
+	if list := flagString(fs, "cites"); strings.TrimSpace(list) != "" {
+		for _, p := range strings.Split(list, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				fact.Cites = append(fact.Cites, p)
+			}
+		}
+		if fact.Project == "" && fact.Type != "user" && flagString(fs, "global") != "true" {
+			// Cited paths belong to a project: a fact that cites
+			// files holds in the current directory's project.
+			fact.Project = scope(fs)
+		}
 	}
 	d, err := w.Save(ctx, fact, flagString(fs, "replace") == "true")
 	if err != nil {
@@ -122,10 +136,14 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 		return err
 	}
 	uses := f.uses()
+	chk := cite.NewChecker(workDir())
 	if flagBool(fs, "json") {
-		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses), string(data)})
+		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data)})
 	}
 	fmt.Fprintf(e.stdout, "# %s — %s\n", m.File, usesText(uses[m.File]))
+	if st := stalenessOf(chk.Check(m)); st.Stale {
+		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
+	}
 	_, err = e.stdout.Write(data)
 	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/mcpserver"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/search"
@@ -42,6 +43,8 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	s := mcpserver.New(mcpserver.Options{
 		Dir:     f.dir,
 		Project: project.Slug(cwd),
+		Root:    project.Root(cwd),
+		Cites:   cite.NewChecker(cwd),
 		Version: version(),
 		Search:  ls.search,
 		Writer:  f.modelWriter,

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/logfile"
@@ -157,6 +158,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	}
 	skip := func(file string) bool { return loaded[file] || given.Given(in.SessionID, file) }
 	var cands []recall.Fact
+	chk := cite.NewChecker(cwd)
 	for _, h := range hits {
 		if skip(h.File) {
 			continue
@@ -169,7 +171,8 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 		if err != nil {
 			continue
 		}
-		cands = append(cands, recall.Fact{File: h.File, Title: index.TitleOf(m.Title, m.Name, m.File), Description: m.Description, Body: m.Body})
+		cands = append(cands, recall.Fact{File: h.File, Title: index.TitleOf(m.Title, m.Name, m.File), Description: m.Description, Body: m.Body,
+			Stale: cite.Marker(chk.Check(m).Changes)})
 	}
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
@@ -85,19 +86,27 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	f.countUse(usage.Search, hitFiles(hits)...)
+	chk := cite.NewChecker(workDir())
+	out := make([]hitJSON, len(hits))
+	for i, h := range hits {
+		out[i] = hitJSON{Hit: h, staleness: stalenessOf(chk.File(f.dir, h.File))}
+	}
 	if flagString(fs, "json") == "true" {
-		return writeJSON(e.stdout, hits)
+		return writeJSON(e.stdout, out)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
 	}
-	for _, h := range hits {
+	for _, h := range out {
 		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
+		if h.Stale {
+			fmt.Fprintf(e.stdout, "    (%s)\n", h.Marker)
+		}
 		if h.Snippet != "" {
 			fmt.Fprintf(e.stdout, "    %s\n", h.Snippet)
 		}
 		if h.Explain != nil {
-			printExplain(e.stdout, h)
+			printExplain(e.stdout, h.Hit)
 		}
 	}
 	return nil
@@ -170,16 +179,47 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 			list = append(list, m)
 		}
 	}
+	chk := cite.NewChecker(workDir())
 	if flagString(fs, "json") == "true" {
-		return writeJSON(e.stdout, usedListJSON(list, uses))
+		return writeJSON(e.stdout, usedListJSON(list, uses, chk))
 	}
 	for _, m := range list {
 		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+		if st := stalenessOf(chk.Check(m)); st.Stale {
+			fmt.Fprintf(e.stdout, "    (%s)\n", st.Marker)
+		}
 	}
 	if unused > 0 && len(list) == 0 {
 		fmt.Fprintf(e.stdout, "every fact was used in the last %s\n", flagString(fs, "unused"))
 	}
 	return nil
+}
+
+// workDir is the current directory, "" when it is gone.
+func workDir() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// staleness is what the JSON of a fact says when its cited files changed
+// or are gone since it was written or confirmed (package cite).
+type staleness struct {
+	Stale      bool          `json:"stale,omitempty"`
+	Marker     string        `json:"stale_marker,omitempty"` // "may be stale: src/app.go changed since 2026-11-02"
+	StaleCites []cite.Change `json:"stale_cites,omitempty"`  // each cited file that differs: path, change, since
+}
+
+func stalenessOf(r cite.Result) staleness {
+	if !r.Stale() {
+		return staleness{}
+	}
+	return staleness{Stale: true, Marker: cite.Marker(r.Changes), StaleCites: r.Changes}
+}
+
+// hitJSON is one hit of `memoryd search --json`.
+type hitJSON struct {
+	search.Hit
+	staleness
 }
 
 // printFact prints one fact on a line: file, title, description, project.
@@ -192,15 +232,17 @@ func printFact(w io.Writer, file, title, name, desc, proj string) {
 }
 
 type factJSON struct {
-	File        string `json:"file"`
-	Name        string `json:"name"`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description"`
-	Type        string `json:"type"`
-	Project     string `json:"project,omitempty"`
-	Updated     string `json:"updated,omitempty"`
-	Pinned      bool   `json:"pinned,omitempty"`
-	Readonly    bool   `json:"readonly,omitempty"`
+	File        string   `json:"file"`
+	Name        string   `json:"name"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description"`
+	Type        string   `json:"type"`
+	Project     string   `json:"project,omitempty"`
+	Updated     string   `json:"updated,omitempty"`
+	Pinned      bool     `json:"pinned,omitempty"`
+	Readonly    bool     `json:"readonly,omitempty"`
+	Cites       []string `json:"cites,omitempty"` // metadata.cites as written: "path@blob#symbol"
+	staleness
 }
 
 // usedFactJSON is a fact as list and show give it: with how often agents
@@ -211,34 +253,39 @@ type usedFactJSON struct {
 	LastUsed string `json:"last_used,omitempty"`
 }
 
-func usedFactOf(m *index.Memory, uses map[string]usage.Use) usedFactJSON {
+func usedFactOf(m *index.Memory, uses map[string]usage.Use, chk *cite.Checker) usedFactJSON {
 	u := uses[m.File]
-	j := usedFactJSON{factJSON: factOf(m), Uses: u.Uses}
+	j := usedFactJSON{factJSON: factOf(m, chk), Uses: u.Uses}
 	if u.Uses > 0 {
 		j.LastUsed = u.Last.Format(time.RFC3339)
 	}
 	return j
 }
 
-func listJSON(list []*index.Memory) []factJSON {
+func listJSON(list []*index.Memory, chk *cite.Checker) []factJSON {
 	out := make([]factJSON, len(list))
 	for i, m := range list {
-		out[i] = factOf(m)
+		out[i] = factOf(m, chk)
 	}
 	return out
 }
 
-func usedListJSON(list []*index.Memory, uses map[string]usage.Use) []usedFactJSON {
+func usedListJSON(list []*index.Memory, uses map[string]usage.Use, chk *cite.Checker) []usedFactJSON {
 	out := make([]usedFactJSON, len(list))
 	for i, m := range list {
-		out[i] = usedFactOf(m, uses)
+		out[i] = usedFactOf(m, uses, chk)
 	}
 	return out
 }
 
-func factOf(m *index.Memory) factJSON {
-	return factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
-		Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly}
+func factOf(m *index.Memory, chk *cite.Checker) factJSON {
+	j := factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
+		Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly,
+		staleness: stalenessOf(chk.Check(m))}
+	for _, c := range m.Cites {
+		j.Cites = append(j.Cites, c.String())
+	}
+	return j
 }
 
 func writeJSON(w io.Writer, v any) error {

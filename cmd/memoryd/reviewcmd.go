@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 )
@@ -54,7 +55,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	all := flagString(fs, "all") == "true"
 	switch {
 	case len(args) == 0 && flagBool(fs, "json"):
-		return writeJSON(e.stdout, listJSON(inbox))
+		return writeJSON(e.stdout, listJSON(inbox, cite.NewChecker(workDir())))
 	case len(args) == 0 && len(inbox) == 0:
 		fmt.Fprintln(e.stdout, "no facts wait for review")
 		printUnusedHint(e.stdout, f)

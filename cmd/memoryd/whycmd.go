@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/transcript"
@@ -86,7 +87,7 @@ type transcriptJSON struct {
 }
 
 func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
-	out := whyJSON{Fact: factOf(m), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
+	out := whyJSON{Fact: factOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
 	for _, s := range m.Sources {
 		out.Sources = append(out.Sources, sourceJSON(s))
 	}

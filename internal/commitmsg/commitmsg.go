@@ -31,6 +31,7 @@ const (
 	KindReplace    Kind = "replace"    // memory: replace x.md (mcp)
 	KindEdit       Kind = "edit"       // memory: edit x.md (cli)
 	KindForget     Kind = "forget"     // memory: forget x.md (cli)
+	KindConfirm    Kind = "confirm"    // memory: confirm x.md (cli) — the cited files' versions recorded anew
 	KindReview     Kind = "review"     // memory: review: accept x.md (cli)
 	KindImport     Kind = "import"     // memory: import 3 facts from Claude Code
 	KindExtraction Kind = "extraction" // memory: extract from <source> session <id>
@@ -145,7 +146,7 @@ func complete(m Message) Message {
 	return m
 }
 
-var factVerb = regexp.MustCompile(`^memory: (add|replace|edit|forget) \S+ \(([a-z0-9-]+)\)$`)
+var factVerb = regexp.MustCompile(`^memory: (add|replace|edit|forget|confirm) \S+ \(([a-z0-9-]+)\)$`)
 
 // legacy is what an older memoryd's subject says: its kind and writer.
 func legacy(subject string) (Kind, Writer) {

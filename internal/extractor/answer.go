@@ -18,7 +18,14 @@ type Proposal struct {
 	Body        string `json:"body"`
 	File        string `json:"file,omitempty"` // tolerated: a model may name the file it updates
 	Project     string `json:"project,omitempty"`
+	// Cites are the paths, relative to the project's root, of the files
+	// the fact rests on, as the model wrote them: nothing checked yet
+	// (stamp records those that are files inside the root).
+	Cites []string `json:"cites,omitempty"`
 }
+
+// maxCites is the most cited paths read from one proposal.
+const maxCites = 20
 
 // ParseAnswer reads the model's answer: {"memories": [...]}, or a bare array
 // of memories, optionally inside a markdown code fence or with prose around
@@ -91,7 +98,28 @@ func proposal(raw json.RawMessage) Proposal {
 	file, _ := m["file"].(string)
 	return Proposal{Action: s("action", false, 40), Type: s("type", false, 40), Name: s("name", false, 200),
 		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file,
-		Project: s("project", false, 80)}
+		Project: s("project", false, 80), Cites: citesOf(m["cites"])}
+}
+
+// citesOf reads a proposal's "cites": a list of strings (or one string),
+// each cleaned, at most maxCites; anything else is none.
+func citesOf(v any) []string {
+	var list []any
+	switch t := v.(type) {
+	case string:
+		list = []any{t}
+	case []any:
+		list = t
+	}
+	var out []string
+	for _, it := range list {
+		if p, ok := it.(string); ok && len(out) < maxCites {
+			if p = index.CleanText(strings.TrimSpace(p), false, 300); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // answerJSON finds the JSON value in an answer: the whole text, the inside

@@ -17,12 +17,13 @@ const maxChanges = 20
 
 // Change is one memory file a pass writes (or, in a dry run, would write).
 type Change struct {
-	File   string // relative to the memory folder, "<type>-<name>.md"
-	Action string // "create", "update", or "propose" (written to the inbox for review)
-	Data   []byte // the file's new bytes
-	prev   string // for an update, the hash of the file the change was planned on
-	scope  string // the project the model gave: a slug, "global", or "" when it said none
-	review string // why the change goes to the inbox instead ("" when it does not)
+	File   string   // relative to the memory folder, "<type>-<name>.md"
+	Action string   // "create", "update", or "propose" (written to the inbox for review)
+	Data   []byte   // the file's new bytes
+	prev   string   // for an update, the hash of the file the change was planned on
+	scope  string   // the project the model gave: a slug, "global", or "" when it said none
+	cites  []string // the paths the model said the fact rests on, unchecked (stamp records those that exist)
+	review string   // why the change goes to the inbox instead ("" when it does not)
 }
 
 // Rejection is a proposal the gate refused, or one that changed nothing.
@@ -124,12 +125,12 @@ func (p *planner) add(prop Proposal) string {
 	}
 	name := safeName(prop.Name, typ, desc, body)
 	if target := p.target(prop, typ, name); target != nil {
-		return p.update(target, desc, body, prop.Project)
+		return p.update(target, desc, body, prop.Project, prop.Cites)
 	}
 	if !slices.Contains(index.Types, typ) {
 		return "unknown type " + clip(prop.Type, 40)
 	}
-	return p.create(typ, name, desc, body, prop.Project)
+	return p.create(typ, name, desc, body, prop.Project, prop.Cites)
 }
 
 // target is the existing memory a proposal is about: the file it names, the
@@ -148,7 +149,7 @@ func (p *planner) target(prop Proposal, typ, name string) *index.Memory {
 	return nil
 }
 
-func (p *planner) create(typ, name, desc, body, scope string) string {
+func (p *planner) create(typ, name, desc, body, scope string, cites []string) string {
 	file := typ + "-" + name + ".md"
 	switch {
 	case !index.IsMemory(file):
@@ -162,7 +163,7 @@ func (p *planner) create(typ, name, desc, body, scope string) string {
 		return "duplicate of " + dup
 	}
 	m := index.NewMemory(typ, name, desc, body)
-	p.accept(Change{File: file, Action: "create", Data: m.Format(), scope: scope}, desc, body)
+	p.accept(Change{File: file, Action: "create", Data: m.Format(), scope: scope, cites: cites}, desc, body)
 	return ""
 }
 
@@ -170,7 +171,7 @@ func (p *planner) create(typ, name, desc, body, scope string) string {
 // other frontmatter key. When the model did not see the old body (the store
 // was too large to show it), the new text is added below the old one, under
 // the old description, instead of replacing it, so nothing is lost.
-func (p *planner) update(m *index.Memory, desc, body, scope string) string {
+func (p *planner) update(m *index.Memory, desc, body, scope string, cites []string) string {
 	switch {
 	case m.Readonly:
 		return m.File + " is readonly"
@@ -194,7 +195,7 @@ func (p *planner) update(m *index.Memory, desc, body, scope string) string {
 	}
 	c := *m
 	c.Description, c.Body = desc, body
-	p.accept(Change{File: m.File, Action: "update", Data: c.Format(), prev: m.Hash, scope: scope}, desc, body)
+	p.accept(Change{File: m.File, Action: "update", Data: c.Format(), prev: m.Hash, scope: scope, cites: cites}, desc, body)
 	return ""
 }
 

@@ -28,6 +28,7 @@ Answer with one JSON object and nothing else:
 ]}
 "action" is "create" or "update". "type" is user, feedback, project or reference. "name" is kebab-case (lower-case letters, digits and single hyphens, at most 64 characters); the file becomes <type>-<name>.md. "description" is one line. When nothing is worth keeping, answer {"memories": []}.
 "project" (optional) scopes a fact to the session's project, whose slug is given with the transcript: a project fact belongs to it unless you say "project": "global"; a feedback or reference fact gets "project": "<slug>" only when it holds in that repository alone; a user fact never has one.
+"cites" (optional) lists the files of the session's project that the fact rests on, as paths relative to the project's root ("cites": ["src/deploy.sh"]): only files the transcript shows exist, only when the fact would stop being true if they changed. memoryd records their versions and marks the fact as possibly stale when they change; paths outside the project are dropped. Paths go in "cites", never in the body.
 
 The rules for memory files (the folder's PROTOCOL.md) follow.
 

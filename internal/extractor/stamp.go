@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/transcript"
@@ -56,8 +57,35 @@ func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, 
 		case m.Type == "project" && m.Project == "" && c.Action == "create":
 			m.Project = slug
 		}
+		if cites := recordCites(c.cites, m.Project, dir); len(cites) > 0 {
+			m.Cites = cites
+		}
 		c.Data = m.Format()
 	}
+}
+
+// recordCites records the paths the model said a fact of project slug
+// rests on that are files inside the root of the session's directory dir,
+// with their blobs now; every other path — outside the root, missing, a
+// folder, a link out — is dropped. A fact of another project than the
+// session's (or a global one) cites nothing: its paths would not be
+// relative to its own project's root.
+func recordCites(paths []string, slug, dir string) []index.Cite {
+	if len(paths) == 0 || slug == "" || dir == "" || project.Slug(dir) != slug {
+		return nil
+	}
+	root := project.Root(dir)
+	var out []index.Cite
+	seen := map[string]bool{}
+	for _, p := range paths {
+		got, err := cite.Record(root, root, []string{p})
+		if err != nil || len(got) != 1 || seen[got[0].String()] {
+			continue
+		}
+		seen[got[0].String()] = true
+		out = append(out, got[0])
+	}
+	return out
 }
 
 // messageRef names a message for provenance: its id, else its time.

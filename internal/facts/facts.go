@@ -50,6 +50,13 @@ type Fact struct {
 	Description string // one line, the index's recall hook
 	Body        string
 	Project     string // the project slug when the fact holds in one repository only, "" for a global fact
+	// Cites are the files the fact rests on (metadata.cites), as given:
+	// paths, each optionally with "#symbol"; a blob given with one is
+	// ignored, memoryd hashes the file itself. Relative paths are taken
+	// from CiteFrom, a folder inside the fact's project (its root is that
+	// folder's project.Root).
+	Cites    []string
+	CiteFrom string
 }
 
 // File is the fact's file name.
@@ -65,6 +72,10 @@ type Options struct {
 	Model bool
 	// Now is the clock for metadata.updated; nil means time.Now.
 	Now func() time.Time
+	// Dir is the folder the writer works from: cited paths resolve from
+	// it and a fact's project root is found from it; "" means the
+	// current directory.
+	Dir string
 }
 
 // Writer writes facts into one memory folder. Safe for concurrent use: the
@@ -94,7 +105,7 @@ func (w *Writer) writer() commitmsg.Writer {
 // Done is what a write did.
 type Done struct {
 	File   string
-	Action string // "created", "replaced", "edited", "forgot"
+	Action string // "created", "replaced", "edited", "forgot", "confirmed"
 	Commit string // "" when there is no repository, or nothing changed
 	// Ignored: the file is one git ignores, so the change is not in the
 	// history and cannot be undone from it.
@@ -182,8 +193,12 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 		if dup := duplicate(snap, file, f); dup != "" {
 			return Done{}, nil, "", fmt.Errorf("%s %w %s: %s", file, ErrDuplicate, dup, "say it there, or forget that one first")
 		}
+		cites, err := w.citesOf(f)
+		if err != nil {
+			return Done{}, nil, "", err
+		}
 		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
-		m.Project = f.Project
+		m.Project, m.Cites = f.Project, cites
 		done := Done{File: file, Action: "created"}
 		hash := ""
 		if cur != nil {
@@ -202,6 +217,9 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			}
 			c := *cur // keep its other frontmatter keys
 			c.Description, c.Body, c.Project = f.Description, f.Body, f.Project
+			if len(cites) > 0 {
+				c.Cites = cites
+			}
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
 		m.Updated = w.today()
@@ -293,7 +311,11 @@ func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash str
 		if m.File != file || !index.IsMemory(file) {
 			return Done{}, nil, "", fmt.Errorf("%w: %s is not a memory file", ErrInvalid, file)
 		}
-		if m.Updated != w.today() {
+		refreshed, err := refreshCites(m, w.dir())
+		if err != nil {
+			return Done{}, nil, "", err
+		}
+		if m.Updated != w.today() || refreshed {
 			m.Updated = w.today()
 			data = m.Format()
 		}
@@ -400,7 +422,7 @@ func (w *Writer) locked(ctx context.Context, plan func(index.Snapshot) (Done, []
 // take it back alone.
 func (w *Writer) message(d Done) commitmsg.Message {
 	kind := map[string]commitmsg.Kind{"created": commitmsg.KindAdd, "replaced": commitmsg.KindReplace,
-		"edited": commitmsg.KindEdit, "forgot": commitmsg.KindForget}[d.Action]
+		"edited": commitmsg.KindEdit, "forgot": commitmsg.KindForget, "confirmed": commitmsg.KindConfirm}[d.Action]
 	m := commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (%s)", kind, d.File, w.opts.Who), Kind: kind, Writer: w.writer()}
 	if d.reason != "" {
 		m.Body = "Reason: " + d.reason

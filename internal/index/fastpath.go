@@ -129,7 +129,7 @@ func (r *fastReader) known(key string) bool {
 			return false
 		}
 		switch key {
-		case "type", "readonly", "pinned", "project", "updated", "source":
+		case "type", "readonly", "pinned", "project", "updated", "source", "cites":
 			return true
 		}
 	}
@@ -156,11 +156,11 @@ func (r *fastReader) topPair(key, val string, hasVal bool) bool {
 }
 
 // metaPair reads one key of metadata. metadata.source, whose forms
-// (a list of origins, one mapping, a name) only readSources knows, is left
-// to yaml.v3 whatever its value.
+// (a list of origins, one mapping, a name) only readSources knows, and
+// metadata.cites (readCites) are left to yaml.v3 whatever their value.
 func (r *fastReader) metaPair(key, val string) bool {
 	switch key {
-	case "source":
+	case "source", "cites":
 		return false
 	case "type":
 		r.metaType = scalarValue(val)

@@ -13,7 +13,7 @@ import (
 // body with LF line endings and a final newline.
 //
 // When no known field (Name, Title, Description, Type, Readonly, Project,
-// Updated, Pinned) differs from what Parse read, the frontmatter is written exactly as read (with LF
+// Updated, Pinned, Sources, Cites) differs from what Parse read, the frontmatter is written exactly as read (with LF
 // line endings), so formatting an unchanged memory never reflows it and a
 // name derived from the file name is not added. Otherwise the frontmatter is
 // re-encoded from its YAML tree with two-space indentation: keys memoryd does
@@ -116,6 +116,13 @@ func (m *Memory) syncTo(root *yaml.Node, cur fields) {
 			e.removeMeta("source")
 		} else {
 			e.setMeta("source", sourcesNode(decodeSources(cur.sources)), "readonly", "pinned", "updated", "project", "type")
+		}
+	}
+	if cur.cites != o.cites {
+		if cur.cites == "" {
+			e.removeMeta("cites")
+		} else {
+			e.setMeta("cites", citesNode(decodeCites(cur.cites)), "source", "readonly", "pinned", "updated", "project", "type")
 		}
 	}
 	if cur.pinned != o.pinned {

@@ -197,6 +197,8 @@ func (fm frontmatter) metadata(v *yaml.Node, f *fields) (typ string, err error) 
 			}
 		case "source":
 			f.sources = encodeSources(readSources(val))
+		case "cites":
+			f.cites = encodeCites(readCites(val))
 		}
 	}
 	return typ, nil

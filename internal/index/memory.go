@@ -32,6 +32,7 @@ type Memory struct {
 	Updated     string   // metadata.updated as written, normally "YYYY-MM-DD" (see UpdatedDate)
 	Pinned      bool     // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
 	Sources     []Source // metadata.source: where the fact came from; nil for a file without it
+	Cites       []Cite   // metadata.cites: the files the fact rests on, with their blobs; nil for none
 	Body        string   // text after the frontmatter, LF line endings
 	Hash        string   // hex sha256 of the raw file bytes as read; "" for a new memory
 
@@ -50,10 +51,11 @@ type fields struct {
 	project, updated              string
 	pinned                        bool
 	sources                       string // encodeSources of Memory.Sources
+	cites                         string // encodeCites of Memory.Cites
 }
 
 func (m *Memory) fields() fields {
-	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned, encodeSources(m.Sources)}
+	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned, encodeSources(m.Sources), encodeCites(m.Cites)}
 }
 
 // Scope returns the project whose index lists m: Project when it is a valid
@@ -186,7 +188,7 @@ func parse(rel, data, hash string) (*Memory, error) {
 	m := &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
 		Type: f.typ, Readonly: f.readonly, Project: f.project, Updated: f.updated, Pinned: f.pinned,
-		Sources: decodeSources(f.sources), Body: body, Hash: hash,
+		Sources: decodeSources(f.sources), Cites: decodeCites(f.cites), Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
 	}
 	m.line = newEntryLine(m)

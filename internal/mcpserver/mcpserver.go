@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/usage"
@@ -34,6 +35,10 @@ type SearchFunc func(ctx context.Context, words, project string, all bool, typ s
 type Options struct {
 	Dir     string // the memory folder
 	Project string // the slug of the server's working directory ("" none)
+	Root    string // the root of that directory's project: memory_save's cites are relative to it
+	// Cites checks the files facts cite, to mark a fact that may be
+	// stale in memory_search and memory_read; nil checks nothing.
+	Cites   *cite.Checker
 	Version string
 	Search  SearchFunc
 	// Writer saves and forgets; its Who is replaced by the client's name
@@ -95,12 +100,13 @@ type ReadIn struct {
 
 // SaveIn are memory_save's arguments.
 type SaveIn struct {
-	Type        string `json:"type" jsonschema:"user (about the person), feedback (how they want you to work), project (a decision or fact about a project), reference (where something is)"`
-	Name        string `json:"name" jsonschema:"short kebab-case name, e.g. prefers-tabs; the file is TYPE-NAME.md"`
-	Description string `json:"description" jsonschema:"one line that says the fact, shown in the memory index"`
-	Body        string `json:"body" jsonschema:"the fact, and why (Why: ...) when known; a few lines"`
-	Project     string `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
-	Replace     bool   `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
+	Type        string   `json:"type" jsonschema:"user (about the person), feedback (how they want you to work), project (a decision or fact about a project), reference (where something is)"`
+	Name        string   `json:"name" jsonschema:"short kebab-case name, e.g. prefers-tabs; the file is TYPE-NAME.md"`
+	Description string   `json:"description" jsonschema:"one line that says the fact, shown in the memory index"`
+	Body        string   `json:"body" jsonschema:"the fact, and why (Why: ...) when known; a few lines"`
+	Project     string   `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
+	Replace     bool     `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
+	Cites       []string `json:"cites,omitempty" jsonschema:"the files the fact rests on, as paths relative to the project's root (optionally path#symbol); memoryd records their versions and marks the fact as possibly stale when they change"`
 }
 
 // ForgetIn are memory_forget's arguments.
@@ -156,6 +162,9 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 		if hit.Project != "" {
 			fmt.Fprintf(&b, " [project %s]", hit.Project)
 		}
+		if note := h.stale(hit.File); note != "" {
+			fmt.Fprintf(&b, " (%s)", note)
+		}
 		if hit.Snippet != "" {
 			fmt.Fprintf(&b, "\n  %s", hit.Snippet)
 		}
@@ -186,15 +195,29 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		return nil, nil, fmt.Errorf("%s: %w", m.File, err)
 	}
 	h.used(usage.Read, m.File)
-	return text("# " + m.File + "\n" + string(data)), nil, nil
+	head := "# " + m.File + "\n"
+	if note := h.stale(m.File); note != "" {
+		head += "# " + note + ": read the cited files before relying on it\n"
+	}
+	return text(head + string(data)), nil, nil
+}
+
+// stale is the marker of the fact in file when its cited files changed
+// since it was written or confirmed, else "".
+func (h *handlers) stale(file string) string {
+	if h.o.Cites == nil {
+		return ""
+	}
+	return cite.Marker(h.o.Cites.File(h.o.Dir, file).Changes)
 }
 
 func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn) (*mcp.CallToolResult, any, error) {
-	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project}
+	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project,
+		Cites: in.Cites, CiteFrom: h.o.Root}
 	switch {
 	case in.Project == "global":
 		f.Project = ""
-	case in.Project == "" && in.Type == "project":
+	case in.Project == "" && in.Type == "project", in.Project == "" && len(in.Cites) > 0 && in.Type != "user":
 		f.Project = h.o.Project
 	}
 	d, err := h.o.Writer(client(req)).Save(ctx, f, in.Replace)

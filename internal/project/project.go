@@ -42,6 +42,34 @@ func Slug(dir string) string {
 	return Kebab(filepath.Base(top(dir)))
 }
 
+// Root returns the top level of the working tree holding dir: the nearest
+// folder, from dir up, with a ".git" entry (a linked worktree is its own
+// root, unlike in Slug), else dir itself; absolute, symbolic links
+// resolved. Paths a fact cites (metadata.cites) are relative to it. Like
+// Slug it starts no git process.
+func Root(dir string) string {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for d := abs; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		d = parent
+	}
+}
+
 // top returns the folder whose base name names dir's project.
 func top(dir string) string {
 	if dir == "" {

@@ -45,6 +45,10 @@ type Fact struct {
 	Title       string // the index's title for it (index.TitleOf)
 	Description string
 	Body        string
+	// Stale is the note that the files the fact cites changed since it
+	// was written ("may be stale: src/app.go changed since 2026-11-02"),
+	// shown after its line; "" for none.
+	Stale string
 }
 
 // Preface is the first line of every injection: what the text is and how
@@ -108,6 +112,9 @@ func Render(facts []Fact, maxBytes int) (string, []Fact) {
 		head := "- [" + oneLine(f.Title) + "](" + f.File + ")"
 		if d := oneLine(f.Description); d != "" {
 			head += " — " + d
+		}
+		if f.Stale != "" {
+			head += " (" + oneLine(f.Stale) + ")"
 		}
 		head += "\n"
 		if b.Len()+len(head) > maxBytes {

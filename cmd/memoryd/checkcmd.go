@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		args:    "[--project=SLUG] [--all] [--json] [--confirm=NAME]",
+		summary: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now.",
+		flags: func(fs *flag.FlagSet) {
+			scopeFlags(fs)
+			fs.String("confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit")
+		},
+		run: runCheck,
+	})
+}
+
+// checkJSON is what `memoryd check --json` prints (docs/JSON.md).
+type checkJSON struct {
+	Stale     []staleJSON `json:"stale"`     // the facts that may be stale, by file name
+	Unchecked []string    `json:"unchecked"` // facts that cite files of a project whose root is not found from here
+	Checked   int         `json:"checked"`   // facts with cites that were compared
+}
+
+type staleJSON struct {
+	File    string        `json:"file"`
+	Project string        `json:"project,omitempty"`
+	Root    string        `json:"root"`
+	Marker  string        `json:"marker"`
+	Changes []cite.Change `json:"changes"`
+}
+
+// runCheck compares the cites of the facts in scope with the files now.
+// Its exit status is 1 when a fact may be stale, so a script or a CI job
+// can act; nothing is changed unless --confirm names a fact.
+func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if name := flagString(fs, "confirm"); name != "" {
+		f, w, err := factWriter(e, fs)
+		if err != nil {
+			return err
+		}
+		d, err := w.Confirm(ctx, name)
+		if err != nil {
+			return factError(err)
+		}
+		printDone(e.stdout, f, d)
+		return nil
+	}
+	f, err := readFolder(e, fs)
+	if err != nil {
+		return err
+	}
+	snap, err := index.Scan(f.dir)
+	if err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	chk := cite.NewChecker(wd)
+	slug, all := scope(fs), flagBool(fs, "all")
+	out := checkJSON{Stale: []staleJSON{}, Unchecked: []string{}}
+	for _, m := range snap.Memories {
+		if len(m.Cites) == 0 || index.InInbox(m.File) || !(all || m.Project == "" || m.Project == slug) {
+			continue
+		}
+		res := chk.Check(m)
+		switch {
+		case res.Unchecked:
+			out.Unchecked = append(out.Unchecked, m.File)
+			continue
+		case res.Stale():
+			out.Stale = append(out.Stale, staleJSON{File: m.File, Project: m.Scope(), Root: res.Root,
+				Marker: cite.Marker(res.Changes), Changes: res.Changes})
+		}
+		out.Checked++
+	}
+	if flagBool(fs, "json") {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printCheck(e, out)
+	}
+	if len(out.Stale) > 0 {
+		return exitError{code: exitFail}
+	}
+	return nil
+}
+
+func printCheck(e env, out checkJSON) {
+	for _, s := range out.Stale {
+		fmt.Fprintf(e.stdout, "%s  %s\n", s.File, s.Marker)
+	}
+	if len(out.Unchecked) > 0 {
+		fmt.Fprintf(e.stdout, "%d facts cite files of a project not found from here (run memoryd check in a checkout of it): %s\n",
+			len(out.Unchecked), joinShort(out.Unchecked))
+	}
+	switch n := len(out.Stale); {
+	case n > 0:
+		fmt.Fprintf(e.stdout, "%d of %d facts that cite files may be stale: read the files, then fix the fact (memoryd edit NAME) or confirm it still holds (memoryd check --confirm NAME)\n", n, out.Checked)
+	default:
+		fmt.Fprintf(e.stdout, "%d facts cite files; none changed since it was written or confirmed\n", out.Checked)
+	}
+}
+
+// joinShort lists names, the first few of them.
+func joinShort(names []string) string {
+	const most = 5
+	if len(names) <= most {
+		return fmt.Sprint(names)
+	}
+	return fmt.Sprintf("%v and %d more", names[:most], len(names)-most)
+}
