@@ -47,6 +47,7 @@ type Checker struct {
 
 	mu    sync.Mutex
 	blobs map[string]blobEntry // by absolute path
+	dirs  map[string][2]string // a directory's slug and root ("" root: not a directory)
 }
 
 type blobEntry struct {
@@ -57,7 +58,7 @@ type blobEntry struct {
 
 // NewChecker returns a Checker for facts seen from dir; it reads nothing.
 func NewChecker(dir string) *Checker {
-	return &Checker{dir: dir, blobs: map[string]blobEntry{}}
+	return &Checker{dir: dir, blobs: map[string]blobEntry{}, dirs: map[string][2]string{}}
 }
 
 // Check compares m's cites with the files now. A fact without cites is
@@ -66,7 +67,7 @@ func (c *Checker) Check(m *index.Memory) Result {
 	if len(m.Cites) == 0 {
 		return Result{}
 	}
-	root := RootOf(m, c.dir)
+	root := rootOf(m, c.dir, c.where)
 	if root == "" {
 		return Result{Unchecked: true}
 	}
@@ -87,6 +88,22 @@ func (c *Checker) Check(m *index.Memory) Result {
 		}
 	}
 	return res
+}
+
+// where is the slug and root of dir, looked up once per checker; a
+// directory that is not there has no root.
+func (c *Checker) where(dir string) (string, string) {
+	c.mu.Lock()
+	sr, ok := c.dirs[dir]
+	c.mu.Unlock()
+	if ok {
+		return sr[0], sr[1]
+	}
+	sr[0], sr[1] = where(dir)
+	c.mu.Lock()
+	c.dirs[dir] = sr
+	c.mu.Unlock()
+	return sr[0], sr[1]
 }
 
 // current is the blob of the cited file rel in root now, "" when it is not

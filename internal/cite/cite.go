@@ -200,20 +200,35 @@ func Refresh(root string, cites []index.Cite) ([]index.Cite, error) {
 // the newest working directory m's sources record that is in it. A global
 // fact has no project, so no root.
 func RootOf(m *index.Memory, dir string) string {
+	return rootOf(m, dir, where)
+}
+
+// where is the slug and root of dir, both "" when it is not a directory.
+func where(dir string) (slug, root string) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", ""
+	}
+	return project.Slug(dir), project.Root(dir)
+}
+
+// rootOf is RootOf with where, the slug and root of a directory.
+func rootOf(m *index.Memory, dir string, where func(string) (slug, root string)) string {
 	slug := m.Scope()
 	if slug == "" {
 		return ""
 	}
-	if dir != "" && project.Slug(dir) == slug {
-		return project.Root(dir)
+	if dir != "" {
+		if s, root := where(dir); s == slug {
+			return root
+		}
 	}
 	for i := len(m.Sources) - 1; i >= 0; i-- {
 		cwd := m.Sources[i].Cwd
 		if cwd == "" || !filepath.IsAbs(cwd) {
 			continue
 		}
-		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() && project.Slug(cwd) == slug {
-			return project.Root(cwd)
+		if s, root := where(cwd); s == slug && root != "" {
+			return root
 		}
 	}
 	return ""
