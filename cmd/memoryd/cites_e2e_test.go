@@ -137,7 +137,7 @@ func TestCitesMarkStale(t *testing.T) {
 	var hits []struct {
 		File       string                                 `json:"file"`
 		Stale      bool                                   `json:"stale"`
-		StaleCites []struct{ Path, Change, Since string } `json:"stale_cites"`
+		StaleCites []struct{ Path, Change, Since string } `json:"staleCites"`
 	}
 	if err := json.Unmarshal([]byte(jsonOut), &hits); err != nil {
 		t.Fatalf("search --json: %v\n%s", err, jsonOut)

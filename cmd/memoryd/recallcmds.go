@@ -205,8 +205,8 @@ func workDir() string {
 // or are gone since it was written or confirmed (package cite).
 type staleness struct {
 	Stale      bool          `json:"stale,omitempty"`
-	Marker     string        `json:"stale_marker,omitempty"` // "may be stale: src/app.go changed since 2026-11-02"
-	StaleCites []cite.Change `json:"stale_cites,omitempty"`  // each cited file that differs: path, change, since
+	Marker     string        `json:"staleMarker,omitempty"` // "may be stale: src/app.go changed since 2026-11-02"
+	StaleCites []cite.Change `json:"staleCites,omitempty"`  // each cited file that differs: path, change, since
 }
 
 func stalenessOf(r cite.Result) staleness {
