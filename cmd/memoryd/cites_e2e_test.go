@@ -236,6 +236,22 @@ func TestCitesMarkStale(t *testing.T) {
 	if out, _, _ := w.runIn(app, "", nil, "show", "entry"); strings.Contains(out, "may be stale") {
 		t.Fatalf("an edit did not record the file's version:\n%s", out)
 	}
+	// A replace restates the fact: the files still there get their
+	// version now, a cite of a gone file stays as it was.
+	w.write("app.go", "package main\n\nfunc main() { loadEnv(); serve(); wait() }\n", filepath.Join(app, "src"))
+	if out, code := add("entry", "The app starts in main, which loads the environment", "main in src/app.go calls loadEnv, then serves.", "--replace"); code != 0 {
+		t.Fatalf("add --replace: %d\n%s", code, out)
+	}
+	if out, _, _ := w.runIn(app, "", nil, "show", "entry"); strings.Contains(out, "may be stale") || !strings.Contains(out, "src/app.go@") {
+		t.Fatalf("a replace did not record the file's version, or dropped the cite:\n%s", out)
+	}
+	if out, code := add("ship", "Shipping runs make ship", "ship.sh ran make ship; it is gone now.", "--replace"); code != 0 {
+		t.Fatalf("add --replace: %d\n%s", code, out)
+	}
+	if out, _, _ := w.runIn(app, "", nil, "show", "ship"); !strings.Contains(out, "may be stale: ship.sh deleted or moved") {
+		t.Fatalf("a replace hid a gone file:\n%s", out)
+	}
+
 	// Never deleted or rewritten for being stale.
 	if _, err := os.Stat(filepath.Join(w.mem, "project-ship.md")); err != nil {
 		t.Fatal(err)

@@ -242,6 +242,7 @@ func (a *applier) merge(p *planned) error {
 	for _, src := range srcs {
 		m.Sources = append(m.Sources, src.Sources...)
 	}
+	m.Cites = mergedCites(&m, srcs)
 	a.stamp(&m)
 	data := m.Format()
 	if len(data) > index.MaxFileSize {
@@ -286,4 +287,26 @@ func (a *applier) rewrite(p *planned) error {
 		return skipf("%s: the rewritten file would exceed the size limit", m.File)
 	}
 	return a.write(m.File, data, cur.Hash)
+}
+
+// mergedCites is every file the merged facts cite, once, in order: the
+// merged fact rests on all of them, each with the version its fact
+// recorded (so a merge neither hides nor confirms a change). Cites of a
+// fact of another project than m's are relative to another root and left
+// out.
+func mergedCites(m *index.Memory, srcs []*index.Memory) []index.Cite {
+	var out []index.Cite
+	seen := map[string]bool{}
+	for _, src := range srcs {
+		if src.Scope() != m.Scope() {
+			continue
+		}
+		for _, c := range src.Cites {
+			if !seen[c.String()] {
+				seen[c.String()] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -415,5 +416,29 @@ func TestLenientOps(t *testing.T) {
 	}
 	if m, err := index.Parse("reference-links.md", []byte(f.read("reference-links.md"))); err != nil || m.Name != "links" {
 		t.Errorf("merged file: %v %+v", err, m)
+	}
+}
+
+// TestMergeKeepsEveryCite: a merge cites every file its facts cited, once,
+// each with the version its fact recorded.
+func TestMergeKeepsEveryCite(t *testing.T) {
+	a, b := strings.Repeat("a1", 20), strings.Repeat("b2", 20)
+	files := store()
+	files["feedback-tabs.md"] = "---\nname: tabs\ndescription: Prefers tabs\nmetadata:\n  type: feedback\n  cites:\n    - .editorconfig@" + a + "\n---\nUse tabs.\n"
+	files["feedback-tabs-always.md"] = strings.Replace(files["feedback-tabs-always.md"], "metadata:\n", "metadata:\n  cites:\n    - .editorconfig@"+a+"\n    - Makefile@"+b+"#fmt\n", 1)
+	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
+		return plan(map[string]any{"op": "merge", "files": []string{"feedback-tabs.md", "feedback-tabs-always.md"},
+			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always tabs."}, "reason": "dup"})
+	})
+	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.Parse("feedback-tabs.md", []byte(f.read("feedback-tabs.md")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []index.Cite{{Path: ".editorconfig", Blob: a}, {Path: "Makefile", Blob: b, Symbol: "fmt"}}
+	if !slices.Equal(m.Cites, want) {
+		t.Fatalf("merged cites %+v, want %+v\n%s", m.Cites, want, f.read("feedback-tabs.md"))
 	}
 }

@@ -71,6 +71,26 @@ func refreshCites(m *index.Memory, dir string) (bool, error) {
 	return !same, nil
 }
 
+// restated is m's cites after m is replaced without new ones: whoever
+// restates a fact vouches for it as the files are now, so each file still
+// inside the root gets its blob now; a file that is gone keeps the version
+// recorded, and the fact stays marked until the cite is dropped. Where the
+// fact's project is not found, the cites stay as they were.
+func restated(m *index.Memory, dir string) []index.Cite {
+	root := cite.RootOf(m, dir)
+	if root == "" || len(m.Cites) == 0 {
+		return m.Cites
+	}
+	out := make([]index.Cite, len(m.Cites))
+	for i, c := range m.Cites {
+		out[i] = c
+		if now, err := cite.Refresh(root, []index.Cite{c}); err == nil {
+			out[i] = now[0]
+		}
+	}
+	return out
+}
+
 // ErrNoRoot means the root of a fact's project is not found from here, so
 // its cited files cannot be read.
 var ErrNoRoot = errors.New("its project's root is not found from here")

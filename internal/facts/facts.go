@@ -219,6 +219,8 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			c.Description, c.Body, c.Project = f.Description, f.Body, f.Project
 			if len(cites) > 0 {
 				c.Cites = cites
+			} else {
+				c.Cites = restated(cur, w.dir())
 			}
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}

@@ -9,7 +9,7 @@ import "go.yaml.in/yaml/v3"
 // another tool wrote in any of its files. A key m has keeps m's value, and
 // of two others with one key, the first one's. Known keys (name, title,
 // description, type, metadata's type, readonly, pinned, project, updated,
-// source) are the caller's to set.
+// source, cites) are the caller's to set.
 func (m *Memory) Absorb(others ...*Memory) {
 	taken := make(map[string]bool)
 	for _, a := range m.absorbed {
@@ -88,7 +88,7 @@ func knownTopKey(k string) bool {
 
 func knownMetaKey(k string) bool {
 	switch k {
-	case "type", "readonly", "pinned", "project", "updated", "source":
+	case "type", "readonly", "pinned", "project", "updated", "source", "cites":
 		return true
 	}
 	return false
