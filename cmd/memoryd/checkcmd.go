@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[--project=SLUG] [--all] [--json] [--confirm=NAME]",
+		args:    "[--project=SLUG] [--all] [--type=T] [--json] [--confirm=NAME]",
 		summary: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now.",
 		flags: func(fs *flag.FlagSet) {
 			scopeFlags(fs)
@@ -64,10 +64,10 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	}
 	wd, _ := os.Getwd()
 	chk := cite.NewChecker(wd)
-	slug, all := scope(fs), flagBool(fs, "all")
+	slug, all, typ := scope(fs), flagBool(fs, "all"), flagString(fs, "type")
 	out := checkJSON{Stale: []staleJSON{}, Unchecked: []string{}}
 	for _, m := range snap.Memories {
-		if len(m.Cites) == 0 || index.InInbox(m.File) || !(all || m.Project == "" || m.Project == slug) {
+		if len(m.Cites) == 0 || index.InInbox(m.File) || !(all || m.Project == "" || m.Project == slug) || typ != "" && m.Type != typ {
 			continue
 		}
 		res := chk.Check(m)

@@ -220,6 +220,16 @@ func TestCitesMarkStale(t *testing.T) {
 	if out, _ := callTool(t, cs, "memory_read", map[string]any{"file": "entry"}); strings.Contains(out, "may be stale") {
 		t.Fatalf("memory_read after confirm:\n%s", out)
 	}
+	// undo takes a confirmation back, as any memoryd commit.
+	if out, errOut, code := w.runIn(app, "", nil, "undo"); code != 0 {
+		t.Fatalf("undo of the confirmation: %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := w.runIn(app, "", nil, "show", "entry"); !strings.Contains(out, "may be stale: src/app.go changed") {
+		t.Fatalf("after undo of the confirmation:\n%s", out)
+	}
+	if out, errOut, code := w.runIn(app, "", nil, "check", "--confirm", "project-entry.md"); code != 0 {
+		t.Fatalf("check --confirm FILE: %d\n%s%s", code, out, errOut)
+	}
 	// A deleted file cannot be confirmed: the cite must go.
 	if out, errOut, code := w.runIn(app, "", nil, "check", "--confirm", "ship"); code == 0 || !strings.Contains(errOut, "no such file") {
 		t.Fatalf("confirm of a fact whose file is gone: %d\n%s%s", code, out, errOut)
