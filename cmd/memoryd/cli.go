@@ -261,33 +261,39 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("memoryd "+c.name+" "+c.args), c.summary)
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	fs.VisitAll(func(f *flag.Flag) {
-		value, usage := flag.UnquoteUsage(f)
-		switch value {
-		case "int":
-			value = "N"
-		case "string":
-			value = "VALUE"
-		case "duration":
-			value = "DURATION"
-		case "value":
-			value = "VALUE"
-		}
-		if vals := enumValues(f); len(vals) > 0 && !strings.Contains(usage, vals[0]) {
-			usage += " (" + strings.Join(vals, ", ") + ")"
-		}
-		name := "--" + f.Name
-		if len(f.Name) == 1 {
-			name = "-" + f.Name
-		}
-		if value != "" {
-			name += " " + value
-		}
-		if d := f.DefValue; d != "" && d != "0" && d != "false" {
-			usage += " (default " + d + ")"
-		}
+		name, usage := describeFlag(f)
 		fmt.Fprintf(tw, "  %s\t%s\n", name, usage)
 	})
 	tw.Flush()
+}
+
+// describeFlag is how help and the manual page show flag f: its name with
+// a placeholder for its value ("--type TYPE"), and what it does with its
+// valid values and default.
+func describeFlag(f *flag.Flag) (name, usage string) {
+	value, usage := flag.UnquoteUsage(f)
+	switch value {
+	case "int":
+		value = "N"
+	case "string", "value":
+		value = "VALUE"
+	case "duration":
+		value = "DURATION"
+	}
+	if vals := enumValues(f); len(vals) > 0 && !strings.Contains(usage, vals[0]) {
+		usage += " (" + strings.Join(vals, ", ") + ")"
+	}
+	name = "--" + f.Name
+	if len(f.Name) == 1 {
+		name = "-" + f.Name
+	}
+	if value != "" {
+		name += " " + value
+	}
+	if d := f.DefValue; d != "" && d != "0" && d != "false" {
+		usage += " (default " + d + ")"
+	}
+	return name, usage
 }
 
 // commonFlags are accepted by every command.
