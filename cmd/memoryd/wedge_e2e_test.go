@@ -90,3 +90,50 @@ func TestRunRemovesStaleIndexLock(t *testing.T) {
 	}
 	w.fsck()
 }
+
+// TestGitignoreOfEveryMarkdownFileIsSaid: with "*.md" in the notes
+// repository's .gitignore nothing in the memory folder can be committed.
+// memoryd commits nothing of it (the user's rule stands), and status and
+// doctor say which rule blocks and how to let the files in; once the rule
+// is lifted the facts are committed.
+func TestGitignoreOfEveryMarkdownFileIsSaid(t *testing.T) {
+	w := newWorld(t)
+	if err := os.WriteFile(filepath.Join(w.notes, ".gitignore"), []byte("*.md\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git(w.notes, "add", ".gitignore")
+	w.git(w.notes, "commit", "-q", "-m", "ignore markdown")
+	p := w.startDaemon()
+	defer p.stop(t)
+	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Uses vim for everything."))
+	waitFor(t, "status to say that git ignores the folder's files", func() bool {
+		st := w.status()
+		for _, pr := range st.Problems() {
+			if strings.Contains(pr, "git ignores the memory folder's files") && strings.Contains(pr, ".gitignore:1: *.md") {
+				return true
+			}
+		}
+		return false
+	})
+	out, _ := w.runCmd(nil, "status")
+	if !strings.Contains(out, "git ignores the memory folder's files") || !strings.Contains(out, `"!/memory/**"`) {
+		t.Errorf("status:\n%s", out)
+	}
+	out, code := w.runCmd(nil, "doctor")
+	if code == 0 || !strings.Contains(out, "PROBLEM  ignored files: git ignores the memory folder's files (.gitignore:1: *.md)") ||
+		!strings.Contains(out, `"!/memory/**"`) {
+		t.Errorf("doctor (exit %d):\n%s", code, out)
+	}
+	if w.show("memory/user-editor.md") != "" {
+		t.Fatal("an ignored file was committed")
+	}
+	// The fix the messages give lets them in.
+	if err := os.WriteFile(filepath.Join(w.notes, ".gitignore"), []byte("*.md\n!/memory/**\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.write("user-shell.md", memoryFile("user", "shell", "Uses zsh", "Uses zsh."))
+	waitFor(t, "the facts to be committed once the rule is lifted", func() bool {
+		return w.show("memory/user-editor.md") != "" && w.show("memory/user-shell.md") != ""
+	})
+	waitFor(t, "the problem to clear", func() bool { return len(w.status().Git.Ignored) == 0 })
+}

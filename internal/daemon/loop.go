@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/backoff"
@@ -37,8 +38,9 @@ const (
 type jobResult struct {
 	kind    jobKind
 	err     error
-	paths   []string        // committed paths (jobCommit)
-	held    []gitstore.Held // files kept out of the commit (jobCommit)
+	paths   []string               // committed paths (jobCommit)
+	held    []gitstore.Held        // files kept out of the commit (jobCommit)
+	ignored []gitstore.IgnoredFile // new files git ignores (jobCommit)
 	hash    string
 	written int           // memory files an extraction wrote (churn)
 	session string        // extracted session (jobExtract)
@@ -324,7 +326,7 @@ func (l *loop) commit(ctx context.Context) jobResult {
 		return gitstore.HandEditsMessage(paths)
 	}
 	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
-	res.hash, res.paths, res.held, res.err, res.took = c.Hash, c.Paths, c.Held, err, time.Since(start)
+	res.hash, res.paths, res.held, res.ignored, res.err, res.took = c.Hash, c.Paths, c.Held, c.Ignored, err, time.Since(start)
 	return res
 }
 
@@ -348,6 +350,7 @@ func (l *loop) finishCommit(r jobResult, now time.Time) {
 	l.commitFails, l.commitRetry = 0, time.Time{}
 	l.status.Git.Problem = ""
 	l.noteHeld(r.held)
+	l.noteIgnored(r.ignored)
 	l.status.Git.LastCheckAt = now
 	// After the folder changed: the daemon's commit, or one a command
 	// made (memoryd add), which this commit found nothing left of.
@@ -434,6 +437,22 @@ func (l *loop) afterJob(ctx context.Context, now time.Time) {
 	l.maybeCompact(ctx, now)
 	if l.job == jobNone {
 		l.maybeExtract(ctx, now)
+	}
+}
+
+// noteIgnored records the new memory files git ignores, for status, and
+// logs once when the set changes.
+func (l *loop) noteIgnored(ignored []gitstore.IgnoredFile) {
+	now := make([]string, len(ignored))
+	for i, f := range ignored {
+		now[i] = f.Path + " (" + f.Rule + ")"
+	}
+	if len(now) > 0 && !slices.Equal(now, l.status.Git.Ignored) {
+		l.log.Warn("git ignores memory files: they are never committed", "files", len(now), "first", now[0])
+	}
+	l.status.Git.Ignored, l.status.Git.IgnoreFix = now, ""
+	if len(ignored) > 0 {
+		l.status.Git.IgnoreFix = ignored[0].Fix
 	}
 }
 

@@ -182,7 +182,21 @@ func (d *doctor) secrets(snap index.Snapshot) {
 // ignored says how many memory files git ignores: never committed, and
 // left alone by compaction and extraction.
 func (d *doctor) ignored(snap index.Snapshot) {
-	if d.o.Repo == nil || len(snap.Memories) == 0 {
+	if d.o.Repo == nil {
+		return
+	}
+	// A rule that catches memoryd's own index keeps the whole folder out
+	// of every commit: that is a mistake, not a choice.
+	if news, err := d.o.Repo.IgnoredNew(index.Tracked); err == nil {
+		for _, f := range news {
+			if index.IsIndex(f.Path) {
+				d.bad("ignored files", fmt.Sprintf("git ignores the memory folder's files (%s), so none of the %d new file(s) is ever committed",
+					f.Rule, len(news)), f.Fix)
+				return
+			}
+		}
+	}
+	if len(snap.Memories) == 0 {
 		return
 	}
 	files := make([]string, len(snap.Memories))

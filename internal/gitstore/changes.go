@@ -79,22 +79,45 @@ type workEntry struct {
 // Changes is safe to call at any time, also while git is busy; it reads a
 // snapshot and never writes.
 func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
+	changes, _, err := r.changes(tracked)
+	return changes, err
+}
+
+// IgnoredFile is a new file in the memory folder that the repository's
+// ignore rules exclude, so that no commit takes it, and the rule that
+// does: "SOURCE:LINE: PATTERN" as `git check-ignore -v` names it.
+type IgnoredFile struct {
+	Path, Rule string
+	Fix        string // how to let the memory folder's files in
+}
+
+// IgnoredNew returns the new files in the memory folder, among those
+// tracked accepts, that git's ignore rules exclude: what the next commit
+// would leave out, with the rule that does (doctor's check).
+func (r *Repo) IgnoredNew(tracked func(rel string) bool) ([]IgnoredFile, error) {
+	_, ignored, err := r.changes(tracked)
+	return ignored, err
+}
+
+// changes is Changes, and the new files it left out because git ignores
+// them.
+func (r *Repo) changes(tracked func(rel string) bool) ([]Change, []IgnoredFile, error) {
 	repo, done, err := r.open()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer done()
 	head, err := r.headFiles(repo, tracked)
 	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
+		return nil, nil, fmt.Errorf("changes: %w", err)
 	}
 	work, err := r.workFiles(tracked)
 	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
+		return nil, nil, fmt.Errorf("changes: %w", err)
 	}
 	staged, split, err := r.indexFiles(tracked)
 	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
+		return nil, nil, fmt.Errorf("changes: %w", err)
 	}
 
 	var changes, added []Change
@@ -112,7 +135,7 @@ func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
 		}
 		st, err := r.compare(rel, we, he)
 		if err != nil {
-			return nil, fmt.Errorf("changes: %w", err)
+			return nil, nil, fmt.Errorf("changes: %w", err)
 		}
 		if st == 0 && !split && (!inIndex || ie != he) {
 			st = 'M' // the index differs from HEAD and the working copy
@@ -130,13 +153,13 @@ func (r *Repo) Changes(tracked func(rel string) bool) ([]Change, error) {
 			changes = append(changes, Change{Path: rel, Status: 'D'}) // staged, then deleted
 		}
 	}
-	added, err = r.dropIgnored(added)
+	added, ignored, err := r.dropIgnored(added)
 	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
+		return nil, nil, fmt.Errorf("changes: %w", err)
 	}
 	changes = append(changes, added...)
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-	return changes, nil
+	return changes, ignored, nil
 }
 
 // considered reports whether Changes looks at rel: tracked accepts it, or
@@ -371,28 +394,68 @@ func (r *Repo) readWork(rel string, link bool) ([]byte, error) {
 }
 
 // dropIgnored removes new files that git's ignore rules exclude (they
-// cannot be added without --force, and memoryd respects the user's
-// .gitignore). Without a git binary nothing can be committed, so the list
-// is returned as it is.
-func (r *Repo) dropIgnored(added []Change) ([]Change, error) {
+// are never committed), and returns them with the rule that excludes each.
+func (r *Repo) dropIgnored(added []Change) ([]Change, []IgnoredFile, error) {
 	if len(added) == 0 || r.gitErr != nil {
-		return added, nil
+		return added, nil, nil
 	}
 	specs := make([]string, len(added))
 	for i, c := range added {
 		specs[i] = r.spec(c.Path)
 	}
-	ignored, err := r.checkIgnore(context.Background(), specs)
-	if err != nil || len(ignored) == 0 {
-		return added, err
+	rules, err := r.ignoreRules(context.Background(), specs)
+	if err != nil || len(rules) == 0 {
+		return added, nil, err
 	}
 	kept := added[:0]
+	var ignored []IgnoredFile
 	for i, c := range added {
-		if !ignored[specs[i]] {
-			kept = append(kept, c)
+		if rule, ok := rules[specs[i]]; ok {
+			ignored = append(ignored, IgnoredFile{Path: c.Path, Rule: rule, Fix: r.unignoreFix()})
+			continue
 		}
+		kept = append(kept, c)
 	}
-	return kept, nil
+	return kept, ignored, nil
+}
+
+// unignoreFix says how to let the memory folder's files past an ignore
+// rule: a negated pattern after it re-includes them, unless the rule
+// excludes a folder above them (then only removing it does).
+func (r *Repo) unignoreFix() string {
+	line := "!*.md"
+	if r.rel != "" {
+		line = "!/" + r.rel + "/**"
+	}
+	return fmt.Sprintf("remove that rule, or add the line %q after it in the same file (`git check-ignore -v FILE` names the rule)", line)
+}
+
+// ignoreRules returns, for each work-tree path of specs that git ignores,
+// the rule that excludes it ("SOURCE:LINE: PATTERN"). A path that only a
+// negated pattern ("!keep.md") matches is not ignored, and left out.
+func (r *Repo) ignoreRules(ctx context.Context, specs []string) (map[string]string, error) {
+	top := make([]string, len(specs))
+	for i, s := range specs {
+		top[i] = ":(top)" + s
+	}
+	out, err := r.run(ctx, nulJoin(top), "check-ignore", "-z", "-v", "--stdin")
+	var ce *cliError
+	if errors.As(err, &ce) && ce.code == 1 {
+		return nil, nil // none ignored
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Four fields a path: source, line number, pattern, path.
+	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	rules := make(map[string]string)
+	for i := 0; i+3 < len(f); i += 4 {
+		if strings.HasPrefix(f[i+2], "!") {
+			continue
+		}
+		rules[strings.TrimPrefix(f[i+3], ":(top)")] = fmt.Sprintf("%s:%s: %s", f[i], f[i+1], f[i+2])
+	}
+	return rules, nil
 }
 
 // checkIgnore returns the set of work-tree paths git ignores. check-ignore

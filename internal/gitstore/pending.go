@@ -26,6 +26,9 @@ type Committed struct {
 	Hash  string
 	Paths []string // memory-folder paths handed to git
 	Held  []Held   // files Options.Screen kept out of the commit
+	// Ignored are the new memory files git's ignore rules exclude: no
+	// commit takes them (see Changes).
+	Ignored []IgnoredFile
 	// Redacted counts the secrets replaced by secrets.Redacted in the
 	// commit message (see CommitPaths).
 	Redacted int
@@ -45,15 +48,17 @@ type Held struct {
 // CommitTimeout. Errors are those of Changes and Commit; an error wrapping
 // ErrBusy means retry later.
 func (r *Repo) CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (Committed, error) {
-	changes, err := r.Changes(tracked)
+	changes, ignored, err := r.changes(tracked)
 	if err != nil || len(changes) == 0 {
-		return Committed{}, err
+		return Committed{Ignored: ignored}, err
 	}
 	paths := make([]string, len(changes))
 	for i, c := range changes {
 		paths[i] = c.Path
 	}
-	return r.CommitPaths(ctx, message(paths), paths)
+	c, err := r.CommitPaths(ctx, message(paths), paths)
+	c.Ignored = ignored
+	return c, err
 }
 
 // CommitPaths commits paths (relative to the memory folder) with msg, as
