@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -343,4 +345,71 @@ func TestCLIUsage(t *testing.T) {
 	if out, code := w.runCmd(nil, "version"); code != 0 || !strings.HasPrefix(out, "memoryd ") {
 		t.Errorf("version: %d %q", code, out)
 	}
+}
+
+// fakeOpenCode puts an `opencode` on PATH that records its pid in the
+// returned file and then hangs, as a slow `opencode debug config` does.
+func fakeOpenCode(t *testing.T) (env []string, pids string) {
+	t.Helper()
+	bin := t.TempDir()
+	pids = filepath.Join(bin, "pids")
+	script := "#!/bin/sh\necho $$ >> '" + pids + "'\nexec sleep 600\n"
+	if err := os.WriteFile(filepath.Join(bin, "opencode"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "MEMORY_LLM_PROVIDER="}, pids
+}
+
+// TestStartDoesNotWaitForOpenCode: with OpenCode on PATH and no provider
+// or model set, the daemon watches and commits at once; asking OpenCode
+// for the user's model waits until a job needs a model.
+func TestStartDoesNotWaitForOpenCode(t *testing.T) {
+	w := newWorld(t)
+	env, _ := fakeOpenCode(t)
+	p := w.startDaemon(env...)
+	defer p.stop(t)
+	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Uses vim for everything."))
+	deadline := time.Now().Add(10 * time.Second)
+	for w.show("memory/user-editor.md") == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fact was not committed within 10 s of the daemon's start\n%s", p.output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestOpenCodeChildDiesWithMemoryd: a memoryd killed while it waits for
+// `opencode debug config` leaves no opencode running (Linux: the child has
+// a parent-death signal).
+func TestOpenCodeChildDiesWithMemoryd(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	w := newWorld(t)
+	env, pids := fakeOpenCode(t)
+	p := w.start(env, "doctor")
+	var pid int
+	waitFor(t, "memoryd to start opencode", func() bool {
+		data, _ := os.ReadFile(pids)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid > 0
+	})
+	p.cmd.Process.Kill()
+	<-p.done
+	waitFor(t, fmt.Sprintf("opencode (pid %d) to end with memoryd", pid), func() bool { return !processAlive(pid) })
+}
+
+// processAlive reports whether pid runs (a zombie waiting for its reaper
+// does not).
+func processAlive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// "pid (comm) S …": the state follows the last ')'.
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }
