@@ -72,7 +72,8 @@ func New(o Options) *mcp.Server {
 		Name: "memory_save",
 		Description: "Save one durable fact to the user's long-term memory: something that will still be true and useful in a later session " +
 			"(a preference, a correction the user gave, a project decision and why, where something is). One fact per call; never secrets. " +
-			"An existing fact is replaced only with replace=true. Facts about one repository get its project (the default for type project).",
+			"An existing fact is replaced only with replace=true. When the new fact makes an older one untrue, name the older one in supersedes: " +
+			"it leaves the index and search but stays readable. Facts about one repository get its project (the default for type project).",
 		Annotations: &mcp.ToolAnnotations{Title: "Save a memory", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, h.save)
 	mcp.AddTool(s, &mcp.Tool{
@@ -107,6 +108,7 @@ type SaveIn struct {
 	Project     string   `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
 	Replace     bool     `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
 	Cites       []string `json:"cites,omitempty" jsonschema:"the files the fact rests on, as paths relative to the project's root (optionally path#symbol); memoryd records their versions and marks the fact as possibly stale when they change"`
+	Supersedes  string   `json:"supersedes,omitempty" jsonschema:"the file or name of an older fact this one replaces because it is no longer true; it is kept, marked superseded, out of the index and search"`
 }
 
 // ForgetIn are memory_forget's arguments.
@@ -196,6 +198,9 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	}
 	h.used(usage.Read, m.File)
 	head := "# " + m.File + "\n"
+	if m.Superseded() {
+		head += "# Superseded by " + m.SupersededBy + " on " + m.SupersededAt + ": no longer current; read that one\n"
+	}
 	if note := h.stale(m.File); note != "" {
 		head += "# " + note + ": read the cited files before relying on it\n"
 	}
@@ -220,7 +225,18 @@ func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn
 	case in.Project == "" && in.Type == "project", in.Project == "" && len(in.Cites) > 0 && in.Type != "user":
 		f.Project = h.o.Project
 	}
-	d, err := h.o.Writer(client(req)).Save(ctx, f, in.Replace)
+	w := h.o.Writer(client(req))
+	if old := strings.TrimSpace(in.Supersedes); old != "" {
+		if in.Replace {
+			return nil, nil, fmt.Errorf("give replace or supersedes, not both: replace overwrites the fact of the same name, supersedes keeps the older one beside the new")
+		}
+		d, err := w.Supersede(ctx, f, old)
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(fmt.Sprintf("%s %s; %s is superseded by it (kept, out of the index and search).", d.Action, d.File, d.Superseded)), nil, nil
+	}
+	d, err := w.Save(ctx, f, in.Replace)
 	if err != nil {
 		return nil, nil, err
 	}
