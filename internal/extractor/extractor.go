@@ -319,12 +319,24 @@ func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res 
 // the proposal is accepted. A proposal already waiting is not made twice.
 func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 	kept := res.Changes[:0:0]
+	inboxed := map[string]bool{}
 	for _, c := range res.Changes {
+		if c.Action == "supersede" {
+			// It follows the fact that replaces it: kept unless that one
+			// waits for review, when the old fact stays current.
+			if inboxed[c.by] {
+				res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "stays current until " + c.by + " is accepted in review"})
+				continue
+			}
+			kept = append(kept, c)
+			continue
+		}
 		m, err := index.Parse(c.File, c.Data)
 		if c.review == "" && (err != nil || x.opts.Review == nil || !x.opts.Review(m.Type)) {
 			kept = append(kept, c)
 			continue
 		}
+		inboxed[c.File] = true
 		file := index.InboxDir + "/" + c.File
 		if findMemory(snap, file) != nil {
 			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "a proposal for it already waits for review"})
