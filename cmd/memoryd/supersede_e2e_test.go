@@ -88,7 +88,7 @@ func TestSupersede(t *testing.T) {
 	out, _ = w.runCmd(nil, "search", "--project", "shop-app", "--all-versions", "--json", "may")
 	var hits []struct {
 		File         string `json:"file"`
-		SupersededBy string `json:"superseded_by"`
+		SupersededBy string `json:"supersededBy"`
 	}
 	if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) == 0 || hits[0].File != "project-release-may.md" || hits[0].SupersededBy != "project-release-july.md" {
 		t.Errorf("search --json --all-versions: %v %+v\n%s", err, hits, out)
@@ -101,8 +101,8 @@ func TestSupersede(t *testing.T) {
 			t.Errorf("%s: exit %d, want %q:\n%s", cmd, code, want, out)
 		}
 	}
-	if out, _ := w.runCmd(nil, "show", "release-may", "--json"); !strings.Contains(out, `"superseded_by": "project-release-july.md"`) ||
-		!strings.Contains(out, `"superseded_at": "`+today+`"`) {
+	if out, _ := w.runCmd(nil, "show", "release-may", "--json"); !strings.Contains(out, `"supersededBy": "project-release-july.md"`) ||
+		!strings.Contains(out, `"supersededAt": "`+today+`"`) {
 		t.Errorf("show --json:\n%s", out)
 	}
 	if out, _ := w.runCmd(nil, "history"); !strings.Contains(out, "supersede") {

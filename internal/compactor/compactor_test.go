@@ -432,7 +432,7 @@ func TestMergeKeepsEveryCite(t *testing.T) {
 	files["feedback-tabs-always.md"] = strings.Replace(files["feedback-tabs-always.md"], "metadata:\n", "metadata:\n  cites:\n    - .editorconfig@"+a+"\n    - Makefile@"+b+"#fmt\n", 1)
 	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
 		return plan(map[string]any{"op": "merge", "files": []string{"feedback-tabs.md", "feedback-tabs-always.md"},
-			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always tabs."}, "reason": "dup"})
+			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always indent with tabs, never spaces; use tabs."}, "reason": "dup"})
 	})
 	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
 		t.Fatal(err)

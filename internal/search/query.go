@@ -100,7 +100,7 @@ type Hit struct {
 	Score       float64 `json:"score"`             // higher is better; only comparable within one search
 	// SupersededBy is the file of the fact that replaced this one; only
 	// with Query.AllVersions is a superseded fact returned.
-	SupersededBy string       `json:"superseded_by,omitempty"`
+	SupersededBy string       `json:"supersededBy,omitempty"`
 	Explain      *Explanation `json:"explain,omitempty"` // why it ranked there, with Query.Explain
 }
 
