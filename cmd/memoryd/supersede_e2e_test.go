@@ -137,8 +137,8 @@ func TestSupersede(t *testing.T) {
 }
 
 // TestMCPSaveSupersedes: memory_save's supersedes argument supersedes the
-// old fact; memory_search no longer returns it, memory_read says what
-// replaced it.
+// old fact; memory_search no longer returns it (but does with
+// all_versions, marked), memory_read says what replaced it.
 func TestMCPSaveSupersedes(t *testing.T) {
 	w := newWorld(t)
 	w.write("user-editor.md", memoryFile("user", "editor", "Edits code in vim", "Ana edits code in vim."))
@@ -158,6 +158,10 @@ func TestMCPSaveSupersedes(t *testing.T) {
 	}
 	if out, _ := callTool(t, cs, "memory_search", map[string]any{"query": "edits code"}); strings.Contains(out, "user-editor.md") || !strings.Contains(out, "user-editor-helix.md") {
 		t.Errorf("search:\n%s", out)
+	}
+	if out, _ := callTool(t, cs, "memory_search", map[string]any{"query": "edits code vim", "all_versions": true}); !strings.Contains(out, "user-editor.md") ||
+		!strings.Contains(out, "superseded by user-editor-helix.md") {
+		t.Errorf("search with all_versions:\n%s", out)
 	}
 	if out, _ := callTool(t, cs, "memory_read", map[string]any{"file": "user-editor.md"}); !strings.Contains(out, "Superseded by user-editor-helix.md") {
 		t.Errorf("read:\n%s", out)

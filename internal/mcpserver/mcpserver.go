@@ -24,12 +24,23 @@ import (
 // Hit is one search result, as the model sees it.
 type Hit struct {
 	File, Title, Description, Project, Snippet string
+	SupersededBy                               string // with Query.AllVersions: the fact that replaced this one
 }
 
-// SearchFunc searches the memory: words as typed, the project to rank
-// first (all: every project, else the global facts and this project's),
-// an optional type, at most limit hits.
-type SearchFunc func(ctx context.Context, words, project string, all bool, typ string, limit int) ([]Hit, error)
+// Query is a memory_search: words as typed, the project to rank first
+// (All: every project, else the global facts and this project's), an
+// optional type, at most Limit hits; AllVersions returns superseded facts
+// too.
+type Query struct {
+	Words, Project string
+	All            bool
+	Type           string
+	Limit          int
+	AllVersions    bool
+}
+
+// SearchFunc searches the memory.
+type SearchFunc func(ctx context.Context, q Query) ([]Hit, error)
 
 // Options configure the server.
 type Options struct {
@@ -92,6 +103,8 @@ type SearchIn struct {
 	Project string `json:"project,omitempty" jsonschema:"a project slug to search (default: the current project and the global facts); 'all' searches every project"`
 	Type    string `json:"type,omitempty" jsonschema:"only facts of this type: user, feedback, project or reference"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
+	// AllVersions: superseded facts too, each marked with what replaced it.
+	AllVersions bool `json:"all_versions,omitempty" jsonschema:"also return facts a newer one superseded (history: no longer current), each marked with the fact that replaced it"`
 }
 
 // ReadIn are memory_read's arguments.
@@ -146,7 +159,7 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	default:
 		project = in.Project
 	}
-	hits, err := h.o.Search(ctx, in.Query, project, all, in.Type, min(limit, 50))
+	hits, err := h.o.Search(ctx, Query{Words: in.Query, Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,6 +179,9 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 		}
 		if note := h.stale(hit.File); note != "" {
 			fmt.Fprintf(&b, " (%s)", note)
+		}
+		if hit.SupersededBy != "" {
+			fmt.Fprintf(&b, " (superseded by %s: no longer current)", hit.SupersededBy)
 		}
 		if hit.Snippet != "" {
 			fmt.Fprintf(&b, "\n  %s", hit.Snippet)
