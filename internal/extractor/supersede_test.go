@@ -81,3 +81,34 @@ func TestExtractSupersedesRefused(t *testing.T) {
 		t.Error("a readonly fact was marked")
 	}
 }
+
+// TestExtractSupersessionFollowsItsSuccessor: when the new fact goes to
+// review, or lands in another project than the old one, the old fact is
+// not marked: it stays current.
+func TestExtractSupersessionFollowsItsSuccessor(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, reason string
+		opts              func(*Options)
+	}{
+		{"review", strings.Replace(memoryFile("project", "release-may", "May", "The release is due in May."), "  type: project\n", "  type: project\n  project: proj\n", 1),
+			"is not written in this pass", func(o *Options) { o.Review = func(typ string) bool { return typ == "project" } }},
+		{"another project", memoryFile("project", "release-may", "May", "The release is due in May."), "holds in another project", func(*Options) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.opts)
+			e.writeByModel("project-release-may.md", tc.old)
+			e.db.session("ses_1", "/home/ana/proj")
+			e.db.turn("ses_1", "The release moved to July.", "Noted.")
+			july := mem("create", "project", "release-july", "The release moved to July", "The release moved to July.")
+			july["supersedes"] = "project-release-may.md"
+			e.llm.set(answerWith(july))
+			res, err := e.x.Extract(ctx, "opencode", "ses_1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.read("project-release-may.md") != tc.old || len(res.Rejected) != 1 || !strings.Contains(res.Rejected[0].Reason, tc.reason) {
+				t.Errorf("result %+v\n%s", res, e.read("project-release-may.md"))
+			}
+		})
+	}
+}
