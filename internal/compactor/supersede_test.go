@@ -182,3 +182,23 @@ func TestDeletingModelLosesNothing(t *testing.T) {
 		t.Error("no supersession was applied: the test proves nothing")
 	}
 }
+
+// TestSupersededByAMergedFact: a supersession whose successor a merge of
+// the same plan replaces points to the merge's target.
+func TestSupersededByAMergedFact(t *testing.T) {
+	files := store()
+	files["project-july-why.md"] = mem("project", "july-why", "Why July", "The release moved to July because scope grew.")
+	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
+		return plan(map[string]any{"op": "supersede", "file": "project-old-deadline.md", "by": "project-new-deadline.md"},
+			map[string]any{"op": "merge", "files": []string{"project-new-deadline.md", "project-july-why.md"},
+				"into": map[string]any{"type": "project", "name": "release-july", "description": "Release moved to July",
+					"body": "The release moved to July because scope grew.\nWhy: scope grew."}})
+	})
+	res, err := f.run(f.compactor(10 * time.Second))
+	if err != nil || res.Merged != 1 || res.Superseded != 1 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if !f.superseded("project-old-deadline.md", "project-release-july.md") {
+		t.Errorf("project-old-deadline.md:\n%s", f.read("project-old-deadline.md"))
+	}
+}
