@@ -67,7 +67,7 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	slug, all, typ := scope(fs), flagBool(fs, "all"), flagString(fs, "type")
 	out := checkJSON{Stale: []staleJSON{}, Unchecked: []string{}}
 	for _, m := range snap.Memories {
-		if len(m.Cites) == 0 || index.InInbox(m.File) || !(all || m.Project == "" || m.Project == slug) || typ != "" && m.Type != typ {
+		if len(m.Cites) == 0 || index.InInbox(m.File) || m.Superseded() || !(all || m.Project == "" || m.Project == slug) || typ != "" && m.Type != typ {
 			continue
 		}
 		res := chk.Check(m)

@@ -92,6 +92,18 @@ func (w *world) memFiles() map[string]string {
 	return out
 }
 
+// superseded reports whether the fact name is in the memory folder,
+// marked superseded (metadata.superseded_by), and in no index.
+func (w *world) superseded(name string) bool {
+	w.t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.mem, name))
+	if err != nil {
+		return false
+	}
+	m, err := index.Parse(name, data)
+	return err == nil && m.SupersededBy != "" && !strings.Contains(w.index(), "("+name+")")
+}
+
 func (w *world) exists(name string) bool {
 	_, err := os.Lstat(filepath.Join(w.mem, name))
 	return err == nil
@@ -111,7 +123,7 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 	if st := w.compactState(); st.LastCompactedAt.IsZero() || time.Since(st.LastCompactedAt) > time.Hour || st.Churn != 0 {
 		t.Errorf("the pass was not recorded for the daemon's triggers: %+v", st)
 	}
-	if !strings.Contains(out, "compaction: merged 1, deleted 1, rewrote 1, flagged 1") {
+	if !strings.Contains(out, "compaction: merged 1, superseded 1, rewrote 1, flagged 1") {
 		t.Errorf("output:\n%s", out)
 	}
 	if r := srv.Prompts(); len(r) != 1 || r[0].Task != "compact" || r[0].Header.Get("X-Memoryd-Task") != "compact" || r[0].Model != "openai/test-model" {
@@ -123,10 +135,13 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 	if err != nil || merged.Description != "Indent with tabs, never spaces" || !strings.Contains(merged.Body, "Why: said so in review.") {
 		t.Errorf("merged file: %v %+v", err, merged)
 	}
-	for _, gone := range []string{"feedback-tabs.md", "feedback-tabs-always.md", "project-old-deadline.md"} {
+	for _, gone := range []string{"feedback-tabs.md", "feedback-tabs-always.md"} {
 		if w.exists(gone) {
 			t.Errorf("%s still exists", gone)
 		}
+	}
+	if !w.superseded("project-old-deadline.md") {
+		t.Errorf("project-old-deadline.md is not superseded:\n%s", w.memFiles()["project-old-deadline.md"])
 	}
 	if got := unstamped(w.memFiles()["user-email.md"]); got != memoryFile("user", "email", "Work email is ana@example.com", "Ana's work email is ana@example.com.") {
 		t.Errorf("rewritten file:\n%s", got)
@@ -142,7 +157,7 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 
 	// Commits, seen with the git CLI.
 	subj := w.subjects()
-	if subj[0] != "memory: compaction (merged 1, deleted 1, rewrote 1, flagged 1)" || subj[1] != "memory: checkpoint before compaction" {
+	if subj[0] != "memory: compaction (merged 1, superseded 1, rewrote 1, flagged 1)" || subj[1] != "memory: checkpoint before compaction" {
 		t.Fatalf("subjects %q", subj)
 	}
 	if got := w.git(w.notes, "rev-parse", "HEAD~2"); got != head {
@@ -153,7 +168,7 @@ func TestCompactGoodPlanThenUndo(t *testing.T) {
 	}
 	changed := w.git(w.notes, "show", "--name-status", "--format=", "HEAD")
 	for _, want := range []string{"M\tmemory/MEMORY.md", "A\tmemory/_CONFLICTS.md", "A\tmemory/feedback-indent-with-tabs.md",
-		"D\tmemory/feedback-tabs.md", "D\tmemory/feedback-tabs-always.md", "D\tmemory/project-old-deadline.md", "M\tmemory/user-email.md"} {
+		"D\tmemory/feedback-tabs.md", "D\tmemory/feedback-tabs-always.md", "M\tmemory/project-old-deadline.md", "M\tmemory/user-email.md"} {
 		if !strings.Contains(changed, want) {
 			t.Errorf("compaction commit lacks %q:\n%s", want, changed)
 		}
@@ -202,11 +217,11 @@ func TestCompactDryRun(t *testing.T) {
 	}
 	for _, want := range []string{
 		"would apply: merge feedback-tabs.md + feedback-tabs-always.md -> feedback-indent-with-tabs.md (same preference)",
-		"would apply: delete project-old-deadline.md",
+		"would apply: supersede project-old-deadline.md by project-new-deadline.md",
 		"would apply: rewrite user-email.md",
 		"would apply: flag user-editor-a.md, user-editor-b.md (vim or emacs?)",
 		"would skip: delete project-freeze.md: project-freeze.md: readonly",
-		"dry run, nothing changed: would have merged 1, deleted 1, rewrote 1, flagged 1",
+		"dry run, nothing changed: would have merged 1, superseded 1, rewrote 1, flagged 1",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -242,6 +257,13 @@ func TestCompactHostileAnswers(t *testing.T) {
 				ops = append(ops, map[string]any{"op": "delete", "file": name})
 			}
 			return jsonPlan(ops...)
+		}, output: "compaction never deletes a fact", code: 0},
+		{name: "supersede every file", reply: func(int) llmtest.Reply {
+			var ops []map[string]any
+			for name := range compactStore() {
+				ops = append(ops, map[string]any{"op": "supersede", "file": name, "by": "project-new-deadline.md"})
+			}
+			return jsonPlan(ops...)
 		}, output: "plan refused: it would remove", code: 1},
 		{name: "invalid JSON", reply: func(int) llmtest.Reply { return llmtest.Text(`{"ops": [{"op": "delete",`) }, output: "unusable plan", code: 1},
 		{name: "empty plan", reply: func(int) llmtest.Reply { return jsonPlan() }, output: "nothing to compact", code: 0},
@@ -250,14 +272,14 @@ func TestCompactHostileAnswers(t *testing.T) {
 		{name: "slower than the timeout", reply: func(int) llmtest.Reply { return jsonPlan(goodPlan()...).After(20 * time.Second) },
 			extra: []string{"MEMORY_LLM_TIMEOUT_MS=500"}, output: "no answer within", code: 1},
 		{name: "fenced", reply: func(int) llmtest.Reply {
-			return llmtest.Text("```json\n{\"ops\": [{\"op\": \"delete\", \"file\": \"project-old-deadline.md\", \"reason\": \"superseded\"}]}\n```")
-		}, output: "compaction: merged 0, deleted 1", changes: true},
+			return llmtest.Text("```json\n{\"ops\": [{\"op\": \"delete\", \"file\": \"project-old-deadline.md\", \"reason\": \"superseded by project-new-deadline.md\"}]}\n```")
+		}, output: "compaction: merged 0, superseded 1", changes: true},
 		{name: "429 then success", reply: func(n int) llmtest.Reply {
 			if n == 1 {
 				return llmtest.Error(429, "").WithHeader("Retry-After", "0")
 			}
-			return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
-		}, output: "compaction: merged 0, deleted 1", changes: true},
+			return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
+		}, output: "compaction: merged 0, superseded 1", changes: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,7 +291,7 @@ func TestCompactHostileAnswers(t *testing.T) {
 				t.Errorf("exit %d (want %d), output lacks %q:\n%s", code, tc.code, tc.output, out)
 			}
 			if tc.changes {
-				if w.exists("project-old-deadline.md") || !strings.HasPrefix(w.subjects()[0], "memory: compaction") {
+				if !w.superseded("project-old-deadline.md") || !strings.HasPrefix(w.subjects()[0], "memory: compaction") {
 					t.Errorf("the pass did not apply:\n%s", out)
 				}
 				return
@@ -293,7 +315,7 @@ func TestCompactHandEditDuringCall(t *testing.T) {
 		}
 		return jsonPlan(
 			map[string]any{"op": "rewrite", "file": "user-email.md", "body": "ana@example.com, tidied", "reason": "tidy"},
-			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"},
+			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"},
 		)
 	})
 	mem.Store(&w.mem)
@@ -305,7 +327,7 @@ func TestCompactHandEditDuringCall(t *testing.T) {
 		t.Errorf("hand edit lost:\n%s", got)
 	}
 	if !strings.Contains(out, "skipped: rewrite user-email.md (tidy): user-email.md: changed since the plan was made") ||
-		w.exists("project-old-deadline.md") {
+		!w.superseded("project-old-deadline.md") {
 		t.Errorf("output:\n%s", out)
 	}
 	if got := w.show("memory/user-email.md"); got != edited {
@@ -319,7 +341,7 @@ func TestCompactLockHeld(t *testing.T) {
 	release := make(chan struct{})
 	w, srv, env := compactWorld(t, func(llmtest.Recorded) llmtest.Reply {
 		<-release
-		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
 	})
 	first := w.start(env, "compact")
 	srv.WaitPrompts(t, 1, patience)
@@ -334,7 +356,7 @@ func TestCompactLockHeld(t *testing.T) {
 	case <-time.After(patience):
 		t.Fatal("first compact did not finish")
 	}
-	if first.err != nil || w.exists("project-old-deadline.md") {
+	if first.err != nil || !w.superseded("project-old-deadline.md") {
 		t.Fatalf("first compact: %v\n%s", first.err, first.output())
 	}
 	if n := len(srv.Prompts()); n != 1 {
@@ -358,8 +380,8 @@ func TestCompactKilledWhileApplying(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.done
-	if !w.exists("project-old-deadline.md") {
-		t.Fatal("the second op was applied before the kill; the test did not interrupt applying")
+	if w.superseded("project-old-deadline.md") {
+		t.Fatal("the supersession (applied last) was applied before the kill; the test did not interrupt applying")
 	}
 	for name, content := range w.memFiles() {
 		if _, err := index.Parse(name, []byte(content)); err != nil {
@@ -431,7 +453,7 @@ func TestCompactForceAndMinEntries(t *testing.T) {
 
 func TestUndoArguments(t *testing.T) {
 	w, _, env := compactWorld(t, func(llmtest.Recorded) llmtest.Reply {
-		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
 	})
 	if out, code := w.runCmd(nil, "undo"); code != 1 || !strings.Contains(out, "no compaction to undo") {
 		t.Errorf("undo before any pass: exit %d:\n%s", code, out)
@@ -450,7 +472,7 @@ func TestUndoArguments(t *testing.T) {
 	// A later hand edit is committed first, so undo loses nothing for good.
 	w.write("user-later.md", memoryFile("user", "later", "Later", "Written after the pass."))
 	out, code := w.runCmd(nil, "undo", pass[:10])
-	if code != 0 || !w.exists("project-old-deadline.md") || w.exists("user-later.md") || !strings.Contains(out, "1 later commit") {
+	if code != 0 || !w.exists("project-old-deadline.md") || w.superseded("project-old-deadline.md") || w.exists("user-later.md") || !strings.Contains(out, "1 later commit") {
 		t.Errorf("undo %s: exit %d:\n%s", pass[:10], code, out)
 	}
 	if !strings.Contains(w.git(w.notes, "log", "--format=%s", "-4"), "memory: update user-later.md") {
@@ -462,15 +484,15 @@ func TestUndoArguments(t *testing.T) {
 // the same compactor and the write lock.
 func TestDaemonCompacts(t *testing.T) {
 	w, srv, env := compactWorld(t, func(llmtest.Recorded) llmtest.Reply {
-		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+		return jsonPlan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
 	})
 	p := w.startDaemon(append(env, "MEMORY_COMPACT_CHURN=2")...)
 	w.write("user-x.md", memoryFile("user", "x", "X", "Fact x."))
 	w.write("user-y.md", memoryFile("user", "y", "Y", "Fact y."))
 	waitFor(t, "the daemon's compaction commit", func() bool {
-		return w.subjects()[0] == "memory: compaction (merged 0, deleted 1, rewrote 0, flagged 0)"
+		return w.subjects()[0] == "memory: compaction (merged 0, superseded 1, rewrote 0, flagged 0)"
 	})
-	if w.exists("project-old-deadline.md") || len(srv.Prompts()) != 1 {
+	if !w.superseded("project-old-deadline.md") || len(srv.Prompts()) != 1 {
 		t.Errorf("%d requests", len(srv.Prompts()))
 	}
 	p.stop(t)

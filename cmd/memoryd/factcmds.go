@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "add",
-		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace] [--cites=PATH,...] [BODY|-]",
+		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace|--supersedes=OLD] [--cites=PATH,...] [BODY|-]",
 		summary: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
 		flags: func(fs *flag.FlagSet) {
 			enumFlag(fs, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
@@ -33,6 +33,7 @@ func init() {
 			fs.String("project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
 			fs.Bool("global", false, "a fact for every project, even of type project")
 			fs.String("cites", "", "the files the fact rests on, comma-separated `PATH[#SYMBOL],...` (from the current directory, inside the fact's project); memoryd records their versions and marks the fact when they change")
+			fs.String("supersedes", "", "the `OLD` fact (NAME or FILE) this one replaces: OLD stays in the folder, marked superseded, out of every index and search")
 		},
 		run: runAdd,
 	})
@@ -89,11 +90,22 @@ func runAdd(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 			fact.Project = scope(fs)
 		}
 	}
-	d, err := w.Save(ctx, fact, flagString(fs, "replace") == "true")
+	var d facts.Done
+	switch old := flagString(fs, "supersedes"); {
+	case old != "" && flagString(fs, "replace") == "true":
+		return usageError{"give --replace or --supersedes, not both: --replace overwrites a fact of the same name, --supersedes keeps the old one beside the new"}
+	case old != "":
+		d, err = w.Supersede(ctx, fact, old)
+	default:
+		d, err = w.Save(ctx, fact, flagString(fs, "replace") == "true")
+	}
 	if err != nil {
 		return factError(err)
 	}
 	printDone(e.stdout, f, d)
+	if d.Superseded != "" {
+		fmt.Fprintf(e.stdout, "%s is superseded: kept in the folder, out of the indexes and search (memoryd undo brings it back)\n", d.Superseded)
+	}
 	return nil
 }
 
@@ -140,7 +152,7 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if flagBool(fs, "json") {
 		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data)})
 	}
-	fmt.Fprintf(e.stdout, "# %s — %s\n", m.File, usesText(uses[m.File]))
+	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), supersededLine(m))
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}

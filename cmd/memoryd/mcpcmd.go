@@ -89,21 +89,21 @@ func (l *lazySearch) close() {
 	}
 }
 
-func (l *lazySearch) search(ctx context.Context, words, proj string, all bool, typ string, limit int) ([]mcpserver.Hit, error) {
+func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver.Hit, error) {
 	x, err := l.index()
 	if err != nil {
 		return nil, err
 	}
-	hits, err := x.FreshSearch(ctx, search.Query{Words: words, Project: proj, All: all, Type: typ, Limit: limit})
+	hits, err := x.FreshSearch(ctx, search.Query{Words: q.Words, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions})
 	if errors.Is(err, search.ErrNoWords) {
-		return nil, fmt.Errorf("the query %q has no words to look for", words)
+		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
 	}
 	if err != nil {
 		return nil, err
 	}
 	out := make([]mcpserver.Hit, len(hits))
 	for i, h := range hits {
-		out[i] = mcpserver.Hit{File: h.File, Title: hitTitle(h), Description: h.Description, Project: h.Project, Snippet: h.Snippet}
+		out[i] = mcpserver.Hit{File: h.File, Title: hitTitle(h), Description: h.Description, Project: h.Project, Snippet: h.Snippet, SupersededBy: h.SupersededBy}
 	}
 	return out, nil
 }

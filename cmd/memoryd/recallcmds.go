@@ -23,12 +23,13 @@ import (
 func init() {
 	register(&command{
 		name:    "search",
-		args:    "[--project=SLUG] [--all] [--type=T] [-n=N] [--json] [--explain] WORDS...",
+		args:    "[--project=SLUG] [--all] [--type=T] [--all-versions] [-n=N] [--json] [--explain] WORDS...",
 		summary: "Search the facts: name and description weigh most; the current project's facts first.",
 		flags: func(fs *flag.FlagSet) {
 			scopeFlags(fs)
 			fs.Int("n", search.DefaultLimit, "at most `N` results")
 			fs.Bool("explain", false, "show why each fact ranked where it did: the words matched, how, where, and their scores")
+			fs.Bool("all-versions", false, "superseded facts too (metadata.superseded_by), each marked with the fact that replaced it")
 		},
 		run: runSearch,
 	})
@@ -76,7 +77,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	n, _ := strconv.Atoi(flagString(fs, "n"))
 	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n,
-		Explain: flagString(fs, "explain") == "true"}
+		Explain: flagString(fs, "explain") == "true", AllVersions: flagBool(fs, "all-versions")}
 	q.Embedder = embedder(f)
 	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
 	if errors.Is(err, search.ErrNoWords) {
@@ -99,6 +100,9 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	}
 	for _, h := range out {
 		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
+		if h.SupersededBy != "" {
+			fmt.Fprintf(e.stdout, "    superseded by %s\n", h.SupersededBy)
+		}
 		if h.Stale {
 			fmt.Fprintf(e.stdout, "    (%s)\n", h.Marker)
 		}
@@ -174,6 +178,9 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	now := time.Now()
 	var list []*index.Memory
 	for _, m := range snap.Memories {
+		if m.Superseded() {
+			continue // replaced: show and why read it, list does not
+		}
 		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
 			(unused == 0 || !touched(f.dir, m, uses).After(now.Add(-unused))) {
 			list = append(list, m)
@@ -242,6 +249,10 @@ type factJSON struct {
 	Pinned      bool     `json:"pinned,omitempty"`
 	Readonly    bool     `json:"readonly,omitempty"`
 	Cites       []string `json:"cites,omitempty"` // metadata.cites as written: "path@blob#symbol"
+	// SupersededBy and SupersededAt: the fact that replaced this one, and
+	// the date (metadata.superseded_by, metadata.superseded_at).
+	SupersededBy string `json:"supersededBy,omitempty"`
+	SupersededAt string `json:"supersededAt,omitempty"`
 	staleness
 }
 
@@ -281,11 +292,25 @@ func usedListJSON(list []*index.Memory, uses map[string]usage.Use, chk *cite.Che
 func factOf(m *index.Memory, chk *cite.Checker) factJSON {
 	j := factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
 		Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly,
+		SupersededBy: m.SupersededBy, SupersededAt: m.SupersededAt,
 		staleness: stalenessOf(chk.Check(m))}
 	for _, c := range m.Cites {
 		j.Cites = append(j.Cites, c.String())
 	}
 	return j
+}
+
+// supersededLine is what show and why say of a superseded fact, "" for a
+// current one.
+func supersededLine(m *index.Memory) string {
+	if !m.Superseded() {
+		return ""
+	}
+	s := "superseded by " + m.SupersededBy
+	if m.SupersededAt != "" {
+		s += " on " + m.SupersededAt
+	}
+	return s + ": in no index, and search returns it only with --all-versions\n"
 }
 
 func writeJSON(w io.Writer, v any) error {

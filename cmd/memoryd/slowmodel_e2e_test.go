@@ -120,13 +120,13 @@ func TestWritesDuringASlowCompaction(t *testing.T) {
 	if compact.err != nil {
 		t.Fatalf("memoryd compact: %v\n%s", compact.err, compact.output())
 	}
-	if got := w.subjects()[0]; got != "memory: compaction (merged 1, deleted 1, rewrote 0, flagged 0)" {
+	if got := w.subjects()[0]; got != "memory: compaction (merged 1, superseded 1, rewrote 0, flagged 0)" {
 		t.Errorf("last commit %q\n%s", got, compact.output())
 	}
 	if got := w.git(w.notes, "log", "-1", "--format=%(trailers:key=Memoryd-Kind,valueonly)%(trailers:key=Memoryd-Writer,valueonly)"); got != "compaction\nmodel" {
 		t.Errorf("compaction trailers %q", got)
 	}
-	if w.exists("project-old-deadline.md") || w.exists("feedback-tabs-always.md") || !w.exists("feedback-indent-with-tabs.md") {
+	if !w.superseded("project-old-deadline.md") || w.exists("feedback-tabs-always.md") || !w.exists("feedback-indent-with-tabs.md") {
 		t.Errorf("the plan was not applied: %v", w.memFiles())
 	}
 	for i := range 20 {

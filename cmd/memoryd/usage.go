@@ -105,7 +105,7 @@ func unusedProposal(f *folder, now time.Time) *unusedReport {
 	r := &unusedReport{After: after.String(), Files: []string{},
 		Command: "memoryd list --all --unused " + after.String()}
 	for _, m := range snap.Memories {
-		if !m.Pinned && m.Type != "user" && !index.InInbox(m.File) && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
+		if !m.Pinned && m.Type != "user" && !index.InInbox(m.File) && !m.Superseded() && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
 			r.Files = append(r.Files, m.File)
 		}
 	}

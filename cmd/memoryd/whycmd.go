@@ -36,7 +36,8 @@ func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	if flagBool(fs, "json") {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
-	fmt.Fprintf(e.stdout, "# %s\n%s\n", m.File, data)
+	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, supersededLine(m))
+	fmt.Fprintf(e.stdout, "%s\n", data)
 	printSources(e.stdout, m.Sources)
 	if err := printCommits(ctx, e.stdout, f, m.File); err != nil {
 		return err

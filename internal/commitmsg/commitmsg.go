@@ -32,6 +32,7 @@ const (
 	KindEdit       Kind = "edit"       // memory: edit x.md (cli)
 	KindForget     Kind = "forget"     // memory: forget x.md (cli)
 	KindConfirm    Kind = "confirm"    // memory: confirm x.md (cli) — the cited files' versions recorded anew
+	KindSupersede  Kind = "supersede"  // memory: supersede old.md with new.md (cli) — new written, old marked superseded_by
 	KindReview     Kind = "review"     // memory: review: accept x.md (cli)
 	KindImport     Kind = "import"     // memory: import 3 facts from Claude Code
 	KindExtraction Kind = "extraction" // memory: extract from <source> session <id>

@@ -23,7 +23,7 @@ func TestControlCharactersInAnswer(t *testing.T) {
 		return plan(
 			map[string]any{"op": "merge", "files": []string{"feedback-tabs.md", "feedback-tabs-always.md"},
 				"into": map[string]any{"type": "feedback", "name": "indent-with-tabs", "description": "Tabs " + dirty,
-					"body": "Always tabs " + dirty + "\nWhy: review."}, "reason": "same " + dirty},
+					"body": "Always use tabs for indentation " + dirty + ", never spaces.\nWhy: said so in review."}, "reason": "same " + dirty},
 			map[string]any{"op": "rewrite", "file": "user-email.md", "description": "Mail " + dirty, "body": "Mail is ana@example.com " + dirty, "reason": dirty},
 			map[string]any{"op": "flag", "files": []string{"user-editor-a.md", "user-editor-b.md"}, "note": "which " + dirty},
 			map[string]any{"op": "delete", "file": "user-x\x00\x1b.md", "reason": "gone " + dirty},

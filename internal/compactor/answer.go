@@ -13,22 +13,25 @@ import (
 
 // Op kinds of a plan.
 const (
-	OpMerge   = "merge"
-	OpDelete  = "delete"
-	OpRewrite = "rewrite"
-	OpFlag    = "flag"
+	OpMerge     = "merge"
+	OpDelete    = "delete" // never applied as a deletion: a supersession when it names its successor, else refused
+	OpSupersede = "supersede"
+	OpRewrite   = "rewrite"
+	OpFlag      = "flag"
 )
 
 // Op is one operation of a compaction plan, as the model writes it:
 //
 //	{"op": "merge",   "files": [...], "into": {"type", "name", "description", "body"}, "reason": "…"}
-//	{"op": "delete",  "file": "…", "reason": "…"}
+//	{"op": "supersede", "file": "old.md", "by": "new.md", "reason": "…"}
+//	{"op": "delete",  "file": "…", "reason": "…"} (applied as a supersession when it names its successor)
 //	{"op": "rewrite", "file": "…", "description": "…", "body": "…", "reason": "…"}
 //	{"op": "flag",    "files": [...], "note": "…"}
 type Op struct {
 	Op          string   `json:"op"`
 	Files       []string `json:"files,omitempty"`
 	File        string   `json:"file,omitempty"`
+	By          string   `json:"by,omitempty"` // supersede: the current fact that replaces File
 	Into        *Into    `json:"into,omitempty"`
 	Description string   `json:"description,omitempty"`
 	Body        string   `json:"body,omitempty"`
@@ -63,6 +66,8 @@ func (op Op) String() string {
 		}
 	case OpFlag:
 		b.WriteString(" " + strings.Join(displayNames(op.Files), ", "))
+	case OpSupersede:
+		b.WriteString(" " + displayName(op.File) + " by " + displayName(op.By))
 	default:
 		if op.File != "" {
 			b.WriteString(" " + displayName(op.File))
@@ -97,6 +102,7 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 		Op          string     `json:"op"`
 		Files       stringList `json:"files"`
 		File        stringList `json:"file"`
+		By          string     `json:"by"`
 		Into        *Into      `json:"into"`
 		Description string     `json:"description"`
 		Body        string     `json:"body"`
@@ -113,7 +119,7 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 	line := func(s string) string { return index.CleanText(s, false, maxLine) }
 	text := func(s string) string { return index.CleanText(s, true, index.MaxFileSize) }
 	*op = Op{
-		Op: strings.ToLower(strings.TrimSpace(line(raw.Op))), Files: raw.Files, Into: raw.Into,
+		Op: strings.ToLower(strings.TrimSpace(line(raw.Op))), Files: raw.Files, Into: raw.Into, By: strings.TrimSpace(raw.By),
 		Description: line(raw.Description), Body: text(raw.Body), Reason: line(raw.Reason), Note: text(raw.Note),
 	}
 	if in := op.Into; in != nil {
@@ -126,7 +132,7 @@ func (op *Op) UnmarshalJSON(data []byte) error {
 	default:
 		op.Files = append(op.Files, raw.File...)
 	}
-	if op.File == "" && len(op.Files) == 1 && (op.Op == OpDelete || op.Op == OpRewrite) {
+	if op.File == "" && len(op.Files) == 1 && (op.Op == OpDelete || op.Op == OpRewrite || op.Op == OpSupersede) {
 		op.File, op.Files = op.Files[0], nil
 	}
 	return nil

@@ -76,8 +76,21 @@ func skipf(format string, args ...any) error { return errSkip(fmt.Sprintf(format
 // applyAll applies ops in order. It stops at the first write that fails
 // (the disk is unlikely to accept the next one) and returns that error;
 // what was applied before it stays applied and is committed.
+//
+// Supersessions go last, so that a successor a merge writes exists.
 func (a *applier) applyAll(ops []*planned) error {
+	ordered := make([]*planned, 0, len(ops))
 	for _, p := range ops {
+		if p.Op.Op != OpSupersede {
+			ordered = append(ordered, p)
+		}
+	}
+	for _, p := range ops {
+		if p.Op.Op == OpSupersede {
+			ordered = append(ordered, p)
+		}
+	}
+	for _, p := range ordered {
 		if a.delay > 0 {
 			time.Sleep(a.delay)
 		}
@@ -102,11 +115,8 @@ func (a *applier) apply(p *planned) error {
 		return a.dedupe(p)
 	case p.Op.Op == OpMerge:
 		return a.merge(p)
-	case p.Op.Op == OpDelete:
-		if _, err := a.current(p.mems[0]); err != nil {
-			return err
-		}
-		return a.remove(p.mems[0])
+	case p.Op.Op == OpSupersede:
+		return a.supersede(p)
 	case p.Op.Op == OpRewrite:
 		return a.rewrite(p)
 	case p.Op.Op == OpFlag:
@@ -309,4 +319,21 @@ func mergedCites(m *index.Memory, srcs []*index.Memory) []index.Cite {
 		}
 	}
 	return out
+}
+
+// supersede marks the old fact superseded by its successor, which must be
+// there: metadata.superseded_by and superseded_at, the rest of the file as
+// it is. Nothing is removed.
+func (a *applier) supersede(p *planned) error {
+	cur, err := a.current(p.mems[0])
+	if err != nil {
+		return err
+	}
+	if _, err := index.ReadPlain(a.dir, p.Op.By); err != nil {
+		return skipf("%s: its successor %s is not there", cur.File, p.Op.By)
+	}
+	m := *cur
+	m.SupersededBy, m.SupersededAt = p.Op.By, time.Now().Format(time.DateOnly)
+	m.Sources = append(m.Sources, index.Source{Agent: "compaction", At: time.Now().UTC().Format(time.RFC3339)})
+	return a.write(m.File, m.Format(), cur.Hash)
 }

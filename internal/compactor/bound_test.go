@@ -47,23 +47,23 @@ func TestBoundHoldsOverADay(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
 		var ops []map[string]any
 		for _, file := range deletes[min(calls, len(deletes)-1)] {
-			ops = append(ops, map[string]any{"op": "delete", "file": file, "reason": "stale"})
+			ops = append(ops, map[string]any{"op": "supersede", "file": file, "by": "project-new-deadline.md", "reason": "stale"})
 		}
 		calls++
 		return plan(ops...)
 	})
 	// The bound is a quarter of the store: 12 files, 3. First pass: 1 removed.
-	if res, err := f.run(f.compactor(10 * time.Second)); err != nil || res.Deleted != 1 || res.Destructive != 1 {
+	if res, err := f.run(f.compactor(10 * time.Second)); err != nil || res.Superseded != 1 || res.Destructive != 1 {
 		t.Fatalf("first pass: %v %+v", err, res)
 	}
 	// Second pass: 11 files, bound 2, one left for the day: two deletes are refused whole.
 	res, err := f.run(f.compactor(10 * time.Second))
-	if !errors.Is(err, ErrRefused) || res.Deleted != 0 || !strings.Contains(err.Error(), "memoryd compact --force") {
+	if !errors.Is(err, ErrRefused) || res.Superseded != 0 || !strings.Contains(err.Error(), "memoryd compact --force") {
 		t.Fatalf("second pass: %v %+v", err, res)
 	}
 	// One more removal uses the day up; after it no pass even asks the model.
 	calls = 2
-	if res, err := f.run(f.compactor(10 * time.Second)); err != nil || res.Deleted != 1 {
+	if res, err := f.run(f.compactor(10 * time.Second)); err != nil || res.Superseded != 1 {
 		t.Fatalf("third pass: %v %+v", err, res)
 	}
 	before := calls
@@ -72,7 +72,7 @@ func TestBoundHoldsOverADay(t *testing.T) {
 	}
 	// A person may go on.
 	calls = 1
-	if res, err := f.run(f.compactor(10*time.Second, func(o *Options) { o.Force = true })); err != nil || res.Deleted != 2 {
+	if res, err := f.run(f.compactor(10*time.Second, func(o *Options) { o.Force = true })); err != nil || res.Superseded != 2 {
 		t.Fatalf("forced pass: %v %+v", err, res)
 	}
 }

@@ -32,8 +32,8 @@ func destructive(p *planned) int {
 	switch {
 	case p.skip != "" || p.dedupe:
 		return 0
-	case p.Op.Op == OpDelete:
-		return 1
+	case p.Op.Op == OpDelete, p.Op.Op == OpSupersede:
+		return 1 // out of every index (a delete is applied as a supersession)
 	case p.Op.Op == OpMerge:
 		return len(p.mems) - 1
 	case p.Op.Op == OpRewrite && p.Body != "":
@@ -101,8 +101,8 @@ func (ck *checker) validate(ops []Op, b *batch, n int) []*planned {
 			p = flags[i]
 		case OpMerge:
 			p = ck.merge(op, b, protected)
-		case OpDelete:
-			p = ck.single(op, b, protected)
+		case OpDelete, OpSupersede:
+			p = ck.supersede(op, b, protected)
 		case OpRewrite:
 			p = ck.rewrite(op, b, protected)
 		default:
@@ -110,6 +110,7 @@ func (ck *checker) validate(ops []Op, b *batch, n int) []*planned {
 		}
 		out = append(out, p)
 	}
+	ck.successors(out)
 	ck.bound(out, b, n)
 	for _, p := range out {
 		if p.skip != "" {
@@ -203,17 +204,88 @@ func (ck *checker) flag(op Op, b *batch) *planned {
 	return p
 }
 
-// single validates a delete.
-func (ck *checker) single(op Op, b *batch, protected map[string]bool) *planned {
+// supersede validates a supersession, and a delete, which compaction
+// never applies as one: a fact leaves the store only by a person's forget
+// or by a merge into a fact that keeps all it said. A delete that names
+// the fact replacing it ("by", or the one other file of the request its
+// reason names) is applied as a supersession by that fact: the old file
+// stays, marked metadata.superseded_by, out of every index and search. Any
+// other delete is refused and the file kept.
+func (ck *checker) supersede(op Op, b *batch, protected map[string]bool) *planned {
 	p := &planned{Op: op}
+	by := strings.TrimSpace(op.By)
+	if by == "" && op.Op == OpDelete {
+		by = namedIn(op.Reason, op.File, b)
+	}
 	m, why := ck.file(op.File, b, true, protected)
-	if why != "" {
+	switch {
+	case why != "":
 		p.skip = why
 		return p
+	case by == "":
+		p.skip = op.File + ": compaction never deletes a fact; it may supersede it by the fact that replaces it, or merge it into one that keeps all it said (a person can run memoryd forget)"
+		return p
 	}
-	p.mems = []*index.Memory{m}
-	ck.used[m.File] = op.Op
+	n, why := ck.file(by, b, false, nil)
+	switch {
+	case why != "":
+		p.skip = "superseded by " + why
+	case n.File == m.File:
+		p.skip = m.File + ": a fact cannot supersede itself"
+	case n.Superseded():
+		p.skip = n.File + ": superseded itself, by " + n.SupersededBy
+	case n.Scope() != m.Scope():
+		p.skip = fmt.Sprintf("%s and %s belong to different projects (%q, %q): a fact of one project never supersedes another's",
+			m.File, n.File, m.Scope(), n.Scope())
+	}
+	if p.skip != "" {
+		return p
+	}
+	p.Op.Op, p.Op.File, p.Op.By = OpSupersede, m.File, n.File
+	p.mems = []*index.Memory{m, n}
+	ck.used[m.File] = OpSupersede
 	return p
+}
+
+// namedIn returns the one file of the request other than self that reason
+// names, "" when it names none or several.
+func namedIn(reason, self string, b *batch) string {
+	found := ""
+	for f := range b.files {
+		if f != self && strings.Contains(reason, f) {
+			if found != "" {
+				return ""
+			}
+			found = f
+		}
+	}
+	return found
+}
+
+// successors settles the supersessions of a plan against its other ops:
+// one whose successor a merge of the same plan removes points to the
+// merge's target instead; one whose successor is superseded in the same
+// plan is skipped.
+func (ck *checker) successors(ps []*planned) {
+	into := map[string]string{} // merged file → the merge's target
+	for _, p := range ps {
+		if p.skip == "" && p.Op.Op == OpMerge && !p.dedupe {
+			for _, f := range p.Files {
+				into[f] = p.target
+			}
+		}
+	}
+	for _, p := range ps {
+		if p.skip != "" || p.Op.Op != OpSupersede {
+			continue
+		}
+		switch by := p.Op.By; {
+		case into[by] != "":
+			p.Op.By = into[by]
+		case ck.used[by] == OpSupersede:
+			p.skip = by + ": superseded itself in the same plan; name the fact that is current"
+		}
+	}
 }
 
 func (ck *checker) rewrite(op Op, b *batch, protected map[string]bool) *planned {
@@ -290,6 +362,12 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 	if p.skip != "" {
 		return p
 	}
+	for _, m := range p.mems {
+		if gone := lost(m.Body, into.Description+"\n"+into.Body); gone != nil {
+			p.skip = fmt.Sprintf("the merged fact drops what %s said (%s): a merge must keep all its files say, or leave them apart", m.File, quoteFew(gone, 5))
+			return p
+		}
+	}
 	p.Into, p.target = &into, target
 	ck.targets[target] = true
 	for _, f := range p.Files {
@@ -323,4 +401,19 @@ func (ck *checker) bound(ps []*planned, b *batch, n int) {
 	ck.res.refused++
 	ck.res.Problems = append(ck.res.Problems, fmt.Sprintf("request %d: %s", n, why))
 	ck.log.Warn("compaction plan refused", "request", n, "destructive", count, "files", len(b.items), "limit", limit)
+}
+
+// quoteFew quotes the first n of words, saying how many more there are.
+func quoteFew(words []string, n int) string {
+	var b strings.Builder
+	for i, w := range words[:min(n, len(words))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", w)
+	}
+	if len(words) > n {
+		fmt.Fprintf(&b, " and %d more", len(words)-n)
+	}
+	return b.String()
 }

@@ -206,7 +206,9 @@ type Result struct {
 	// Problems are plan-level troubles: an unusable answer, a refused plan.
 	Problems []string
 	// Counts of Applied by kind.
-	Merged, Deleted, Rewrote, Flagged int
+	// Compaction deletes nothing: a model's delete is applied as a
+	// supersession (Superseded) or refused.
+	Merged, Superseded, Rewrote, Flagged int
 	// Destructive counts the files the applied ops remove or cut down to
 	// less than half their text, for the bounds.
 	Destructive int
@@ -225,7 +227,7 @@ type Skipped struct {
 
 // Summary is the counts as the compaction commit's subject gives them.
 func (r *Result) Summary() string {
-	return fmt.Sprintf("merged %d, deleted %d, rewrote %d, flagged %d", r.Merged, r.Deleted, r.Rewrote, r.Flagged)
+	return fmt.Sprintf("merged %d, superseded %d, rewrote %d, flagged %d", r.Merged, r.Superseded, r.Rewrote, r.Flagged)
 }
 
 func (r *Result) count(op Op) {
@@ -233,8 +235,8 @@ func (r *Result) count(op Op) {
 	switch op.Op {
 	case OpMerge:
 		r.Merged++
-	case OpDelete:
-		r.Deleted++
+	case OpSupersede:
+		r.Superseded++
 	case OpRewrite:
 		r.Rewrote++
 	case OpFlag:
@@ -418,7 +420,8 @@ func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Resu
 	var top []*index.Memory
 	var files []string
 	for _, m := range snap.Memories {
-		if !strings.Contains(m.File, "/") {
+		// A superseded fact is history: no pass changes it.
+		if !strings.Contains(m.File, "/") && !m.Superseded() {
 			top = append(top, m)
 			files = append(files, m.File)
 		}
@@ -509,7 +512,7 @@ func (c *Compactor) rollback(ctx context.Context, a *applier, staged []string, r
 	}
 	c.log.Warn("compaction commit failed; the folder is back at the checkpoint", "checkpoint", res.Checkpoint)
 	res.Problems = append(res.Problems, "the compaction commit failed, so nothing was changed: the folder is back at checkpoint "+res.Checkpoint)
-	res.Applied, res.Merged, res.Deleted, res.Rewrote, res.Flagged = nil, 0, 0, 0, 0
+	res.Applied, res.Merged, res.Superseded, res.Rewrote, res.Flagged = nil, 0, 0, 0, 0
 	return ErrRolledBack
 }
 

@@ -24,7 +24,7 @@ func TestGoodPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Merged != 1 || res.Deleted != 1 || res.Rewrote != 1 || res.Flagged != 1 || len(res.Skipped) != 0 {
+	if res.Merged != 1 || res.Superseded != 1 || res.Rewrote != 1 || res.Flagged != 1 || len(res.Skipped) != 0 {
 		t.Fatalf("result %+v", res)
 	}
 	if res.Calls != 1 || res.Batches != 1 {
@@ -66,10 +66,14 @@ func TestGoodPlan(t *testing.T) {
 		!strings.Contains(m.Body, "Why: said so in review.") {
 		t.Errorf("merged file %+v", m)
 	}
-	for _, gone := range []string{"feedback-tabs.md", "feedback-tabs-always.md", "project-old-deadline.md"} {
+	for _, gone := range []string{"feedback-tabs.md", "feedback-tabs-always.md"} {
 		if f.exists(gone) {
 			t.Errorf("%s still exists", gone)
 		}
+	}
+	// The model's delete named the fact replacing it: a supersession.
+	if !f.superseded("project-old-deadline.md", "project-new-deadline.md") {
+		t.Errorf("project-old-deadline.md not superseded by project-new-deadline.md:\n%s", f.read("project-old-deadline.md"))
 	}
 	if got, want := unstamped(f.read("user-email.md")), mem("user", "email", "Work email is ana@example.com", "Ana's work email is ana@example.com."); got != want {
 		t.Errorf("rewritten file:\n%s\nwant:\n%s", got, want)
@@ -99,7 +103,7 @@ func TestGoodPlan(t *testing.T) {
 	if got := f.head(); got != res.Commit {
 		t.Errorf("HEAD %s, compaction commit %s", got, res.Commit)
 	}
-	if s := f.subjects()[0]; s != "memory: compaction (merged 1, deleted 1, rewrote 1, flagged 1)" {
+	if s := f.subjects()[0]; s != "memory: compaction (merged 1, superseded 1, rewrote 1, flagged 1)" {
 		t.Errorf("subject %q", s)
 	}
 	if p := git(t, f.root, "rev-parse", "HEAD^"); p != res.Checkpoint {
@@ -109,14 +113,14 @@ func TestGoodPlan(t *testing.T) {
 		t.Errorf("work tree not clean:\n%s", st)
 	}
 	body := git(t, f.root, "log", "-1", "--format=%b")
-	if !strings.Contains(body, "Checkpoint: "+before) || !strings.Contains(body, "- delete project-old-deadline.md") {
+	if !strings.Contains(body, "Checkpoint: "+before) || !strings.Contains(body, "- supersede project-old-deadline.md by project-new-deadline.md") {
 		t.Errorf("commit body:\n%s", body)
 	}
 }
 
 func TestCheckpointCommitsPendingChanges(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
-		return plan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+		return plan(map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
 	})
 	f.write("user-pending.md", mem("user", "pending", "Not yet committed", "Written by hand."))
 	res, err := f.run(f.compactor(10 * time.Second))
@@ -124,7 +128,7 @@ func TestCheckpointCommitsPendingChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	subj := f.subjects()
-	if subj[0] != "memory: compaction (merged 0, deleted 1, rewrote 0, flagged 0)" || subj[1] != commitmsg.CheckpointSubject {
+	if subj[0] != "memory: compaction (merged 0, superseded 1, rewrote 0, flagged 0)" || subj[1] != commitmsg.CheckpointSubject {
 		t.Fatalf("subjects %q", subj)
 	}
 	if got := git(t, f.root, "rev-parse", "HEAD^"); got != res.Checkpoint {
@@ -208,7 +212,7 @@ func TestPlansWithoutTheWriteLock(t *testing.T) {
 		lock.Unlock()
 		return plan(
 			map[string]any{"op": "rewrite", "file": "user-email.md", "body": "ana@example.com, tidied", "reason": "tidy"},
-			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"})
+			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"})
 	})
 	var err error
 	if lock, err = state.TryLock(f.stateDir, state.WriteLock, "pid 1, memoryd add"); err != nil {
@@ -218,10 +222,10 @@ func TestPlansWithoutTheWriteLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Deleted != 1 || res.Rewrote != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "changed since the plan was made") {
+	if res.Superseded != 1 || res.Rewrote != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "changed since the plan was made") {
 		t.Fatalf("result %+v", res)
 	}
-	if f.read("user-email.md") != edited || f.exists("project-old-deadline.md") {
+	if f.read("user-email.md") != edited || !f.superseded("project-old-deadline.md", "project-new-deadline.md") {
 		t.Errorf("files %v", f.files())
 	}
 	if got := git(t, f.root, "show", res.Checkpoint+":memory/user-email.md"); got != strings.TrimSpace(edited) {
@@ -283,7 +287,7 @@ func TestDedupeWithoutTheModel(t *testing.T) {
 	if f.exists("feedback-b.md") || f.read("feedback-a.md") != files["feedback-a.md"] || !f.exists("user-c.md") {
 		t.Fatalf("files after dedupe: %v", f.files())
 	}
-	if res.Merged != 1 || f.subjects()[0] != "memory: compaction (merged 1, deleted 0, rewrote 0, flagged 0)" {
+	if res.Merged != 1 || f.subjects()[0] != "memory: compaction (merged 1, superseded 0, rewrote 0, flagged 0)" {
 		t.Errorf("merged %d, subject %q", res.Merged, f.subjects()[0])
 	}
 	// The model saw the two remaining files, not the removed duplicate.
@@ -370,12 +374,12 @@ func TestMergeKeepsUnknownKeys(t *testing.T) {
 	files["feedback-tabs-always.md"] = strings.Replace(files["feedback-tabs-always.md"], "metadata:\n", "tags: [go]\nticket: T-7\nmetadata:\n  reviewed: 2025-02-03\n", 1)
 	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
 		return plan(map[string]any{"op": "merge", "files": []string{"feedback-tabs-always.md", "feedback-tabs.md"},
-			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always tabs."}, "reason": "dup"})
+			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always indent with tabs, never spaces; use tabs."}, "reason": "dup"})
 	})
 	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	want := "---\nname: tabs\ndescription: Tabs, always\ntags: [style]\nmetadata:\n  type: feedback\n  reviewed: 2025-02-03\nticket: T-7\n---\nAlways tabs.\n"
+	want := "---\nname: tabs\ndescription: Tabs, always\ntags: [style]\nmetadata:\n  type: feedback\n  reviewed: 2025-02-03\nticket: T-7\n---\nAlways indent with tabs, never spaces; use tabs.\n"
 	got := f.read("feedback-tabs.md")
 	if unstamped(got) != want || !strings.Contains(got, "- agent: review\n") || !strings.Contains(got, "- agent: compaction\n") {
 		t.Errorf("merged into an existing source (keeping every origin):\n%s\nwant, with source and updated:\n%s", got, want)
@@ -406,7 +410,7 @@ func TestLenientOps(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
 		return plan(map[string]any{"op": "rewrite", "file": "user-shell.md", "description": "Uses zsh with oh-my-zsh"},
 			map[string]any{"op": "merge", "files": []string{"reference-dash.md", "reference-wiki.md"},
-				"into": map[string]any{"type": "reference", "name": "reference-links.md", "description": "Links", "body": "dash and wiki"}})
+				"into": map[string]any{"type": "reference", "name": "reference-links.md", "description": "Links", "body": "Staging dashboard: https://grafana.example.com/d/staging\nTeam wiki: https://wiki.example.com/team"}})
 	})
 	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
 		t.Fatal(err)
@@ -428,7 +432,7 @@ func TestMergeKeepsEveryCite(t *testing.T) {
 	files["feedback-tabs-always.md"] = strings.Replace(files["feedback-tabs-always.md"], "metadata:\n", "metadata:\n  cites:\n    - .editorconfig@"+a+"\n    - Makefile@"+b+"#fmt\n", 1)
 	f := newFixture(t, files, func(llmtest.Recorded) llmtest.Reply {
 		return plan(map[string]any{"op": "merge", "files": []string{"feedback-tabs.md", "feedback-tabs-always.md"},
-			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always tabs."}, "reason": "dup"})
+			"into": map[string]any{"type": "feedback", "name": "tabs", "description": "Tabs, always", "body": "Always indent with tabs, never spaces; use tabs."}, "reason": "dup"})
 	})
 	if _, err := f.run(f.compactor(10 * time.Second)); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestSubfoldersAndIgnoredFilesAreLeftAlone(t *testing.T) {
 			map[string]any{"op": "rewrite", "file": "team/user-shared.md", "body": "x", "reason": "tidy"},
 			map[string]any{"op": "delete", "file": "user-private.md", "reason": "stale"},
 			map[string]any{"op": "rewrite", "file": "user-secret-notes.md", "body": "x", "reason": "tidy"},
-			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"},
+			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"},
 		)
 	})
 	os.MkdirAll(filepath.Join(f.dir, "team"), 0o755)
@@ -41,7 +41,7 @@ func TestSubfoldersAndIgnoredFilesAreLeftAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Deleted != 1 || res.Rewrote != 0 || res.LeftOut != 4 {
+	if res.Superseded != 1 || res.Rewrote != 0 || res.LeftOut != 4 {
 		t.Fatalf("result %+v", res)
 	}
 	if !f.exists("team/user-other.md") || !strings.Contains(f.read("team/user-shared.md"), "Mondays") {

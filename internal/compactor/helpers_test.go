@@ -160,6 +160,18 @@ func (f *fixture) exists(name string) bool {
 	return err == nil
 }
 
+// superseded reports whether name is still in the folder, marked
+// superseded by by, and listed in no index.
+func (f *fixture) superseded(name, by string) bool {
+	f.t.Helper()
+	if !f.exists(name) {
+		return false
+	}
+	m, err := index.Parse(name, []byte(f.read(name)))
+	return err == nil && m.SupersededBy == by && m.SupersededAt != "" &&
+		!strings.Contains(f.read(index.IndexFile), "("+name+")")
+}
+
 // files returns every file under the repository (without .git), by path.
 func (f *fixture) files() map[string]string {
 	f.t.Helper()

@@ -26,6 +26,13 @@ func TestHostileAnswers(t *testing.T) {
 		}
 		return plan(ops...)
 	}
+	supersedeAll := func() llmtest.Reply {
+		var ops []map[string]any
+		for name := range store() {
+			ops = append(ops, map[string]any{"op": "supersede", "file": name, "by": "project-new-deadline.md", "reason": "clean slate"})
+		}
+		return plan(ops...)
+	}
 	cases := []struct {
 		name    string
 		reply   func(n int) llmtest.Reply // n: 1-based attempt
@@ -65,7 +72,8 @@ func TestHostileAnswers(t *testing.T) {
 		{name: "empty rewrite", reply: func(int) llmtest.Reply {
 			return plan(map[string]any{"op": "rewrite", "file": "user-shell.md", "body": "  "})
 		}, skip: "rewrite changes nothing"},
-		{name: "delete every file", reply: func(int) llmtest.Reply { return deleteAll() }, wantErr: ErrRefused, skip: "plan refused"},
+		{name: "delete every file", reply: func(int) llmtest.Reply { return deleteAll() }, skip: "compaction never deletes a fact"},
+		{name: "supersede every file", reply: func(int) llmtest.Reply { return supersedeAll() }, wantErr: ErrRefused, skip: "plan refused"},
 		{name: "invalid JSON", reply: func(int) llmtest.Reply { return llmtest.Text(`{"ops": [{"op": "delete", "file": `) }, wantErr: ErrBadPlan},
 		{name: "prose", reply: func(int) llmtest.Reply { return llmtest.Text("I think the store looks fine.") }, wantErr: ErrBadPlan},
 		{name: "empty plan", reply: func(int) llmtest.Reply { return plan() }},
@@ -128,7 +136,7 @@ func skippedFor(res *Result, part string) bool {
 // TestTolerantAnswers are answers that work although they are not the
 // plain JSON object asked for.
 func TestTolerantAnswers(t *testing.T) {
-	op := `{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"}`
+	op := `{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"}`
 	cases := map[string]func(n int) llmtest.Reply{
 		"fenced":          func(int) llmtest.Reply { return llmtest.Text("```json\n{\"ops\": [" + op + "]}\n```") },
 		"bare array":      func(int) llmtest.Reply { return llmtest.Text("[" + op + "]") },
@@ -148,10 +156,10 @@ func TestTolerantAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Deleted != 1 || f.exists("project-old-deadline.md") {
-				t.Errorf("deleted %d", res.Deleted)
+			if res.Superseded != 1 || !f.superseded("project-old-deadline.md", "project-new-deadline.md") {
+				t.Errorf("superseded %d", res.Superseded)
 			}
-			if f.subjects()[0] != "memory: compaction (merged 0, deleted 1, rewrote 0, flagged 0)" {
+			if f.subjects()[0] != "memory: compaction (merged 0, superseded 1, rewrote 0, flagged 0)" {
 				t.Errorf("subject %q", f.subjects()[0])
 			}
 		})
@@ -169,7 +177,7 @@ func TestHandEditDuringCall(t *testing.T) {
 		}
 		return plan(
 			map[string]any{"op": "rewrite", "file": "user-email.md", "body": "Ana's work email: ana@example.com", "reason": "tidy"},
-			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded"},
+			map[string]any{"op": "delete", "file": "project-old-deadline.md", "reason": "superseded by project-new-deadline.md"},
 		)
 	})
 	dir.Store(&f.dir)
@@ -180,7 +188,7 @@ func TestHandEditDuringCall(t *testing.T) {
 	if got := f.read("user-email.md"); got != edited {
 		t.Errorf("hand edit lost:\n%s", got)
 	}
-	if !skippedFor(res, "user-email.md: changed since the plan was made") || res.Deleted != 1 || res.Rewrote != 0 {
+	if !skippedFor(res, "user-email.md: changed since the plan was made") || res.Superseded != 1 || res.Rewrote != 0 {
 		t.Errorf("result %+v", res)
 	}
 	// The edit is in the checkpoint, so undo would keep it.
@@ -213,9 +221,9 @@ func TestBoundCountsMergedFiles(t *testing.T) {
 	// 12 files: at most 3 may go. A merge of 4 files removes 3 (allowed);
 	// with one more delete it is 4 (refused).
 	merge := map[string]any{"op": "merge", "files": []string{"user-email.md", "user-shell.md", "user-editor-a.md", "user-editor-b.md"},
-		"into": map[string]any{"type": "user", "name": "about-ana", "description": "About Ana", "body": "vim, emacs, zsh, ana@example.com"}}
+		"into": map[string]any{"type": "user", "name": "about-ana", "description": "About Ana", "body": "Ana uses vim and emacs, and zsh with oh-my-zsh. Work mail: ana@example.com"}}
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply {
-		return plan(merge, map[string]any{"op": "delete", "file": "reference-wiki.md"})
+		return plan(merge, map[string]any{"op": "supersede", "file": "reference-wiki.md", "by": "reference-dash.md"})
 	})
 	res, err := f.run(f.compactor(10 * time.Second))
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "remove or cut down 4 of 12 files (at most 3 allowed)") {

@@ -10,25 +10,25 @@ import (
 // instructions open the system prompt; PROTOCOL.md follows them.
 const instructions = `You maintain the long-term memory of an AI coding agent: a folder of markdown files, one fact per file. Read the files you are given and answer with a plan of operations that leaves the store cleaner without losing anything true.
 
-Be conservative. These files are the agent's durable knowledge of the user: a wrong merge or delete loses real information, while a duplicate left in place costs little. Prefer keeping over losing. When unsure, leave a file alone. An empty plan is a good answer.
+Be conservative. These files are the agent's durable knowledge of the user: a wrong merge loses real information, while a duplicate left in place costs little. Prefer keeping over losing. When unsure, leave a file alone. An empty plan is a good answer. Nothing is ever deleted: a fact leaves the index only by being merged into one that keeps all it said, or superseded by a newer fact.
 
 Operations:
-- merge: two or more files that state the same fact (near-duplicates) become one file. Give the new file's type, name, description and body in "into". The body must keep every detail that is still true in the merged files, including "Why:" lines and [[links]]. The merged files are removed.
-- delete: a file that is clearly stale, or superseded by another file (name it in "reason"). Never delete a file only because it is short or old.
+- merge: two or more files that state the same fact (near-duplicates) become one file. Give the new file's type, name, description and body in "into". The body must keep every detail of every merged file, including names, numbers, paths, "Why:" lines and [[links]]; a merge that drops one is refused. The merged files are removed.
+- supersede: a newer file says the older one is no longer true (a moved deadline, a changed decision). Name the old one in "file" and the newer one in "by". The old file is kept as history, out of the index. Supersede only when one file clearly replaces the other; when it is not known which is true now, flag them instead. There is no delete.
 - rewrite: one file rewritten in place (a clearer description, a tidier body) without losing any detail.
-- flag: files that contradict each other when it is not known which one is true now. Never resolve a contradiction yourself: do not merge, delete or rewrite files that disagree; flag them and keep them all. Explain the disagreement in "note".
+- flag: files that contradict each other when it is not known which one is true now. Never resolve a contradiction yourself: do not merge, supersede or rewrite files that disagree; flag them and keep them all. Explain the disagreement in "note".
 
 Rules:
 - Name files exactly as given in file="...". Only those files exist for you; never name MEMORY.md, _CONFLICTS.md, PROTOCOL.md or a file you were not shown.
-- Never change, merge or delete a file marked readonly="true" (you may flag it).
-- A file appears in at most one merge, delete or rewrite.
+- Never change, merge or supersede a file marked readonly="true" (you may flag it).
+- A file appears in at most one merge, supersede (as "file") or rewrite.
 - "type" is one of user, feedback, project, reference. "name" is kebab-case: lower-case letters, digits and single hyphens, at most 64 characters; the file becomes <type>-<name>.md.
 - Every op says why in "reason" (for flag: "note").
 
 Answer with one JSON object and nothing else:
 {"ops": [
   {"op": "merge", "files": ["feedback-a.md", "feedback-b.md"], "into": {"type": "feedback", "name": "a", "description": "...", "body": "..."}, "reason": "..."},
-  {"op": "delete", "file": "project-old.md", "reason": "superseded by project-new.md"},
+  {"op": "supersede", "file": "project-old.md", "by": "project-new.md", "reason": "the deadline moved"},
   {"op": "rewrite", "file": "user-email.md", "description": "...", "body": "...", "reason": "..."},
   {"op": "flag", "files": ["user-a.md", "user-b.md"], "note": "they disagree about ..."}
 ]}

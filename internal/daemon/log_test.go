@@ -95,7 +95,7 @@ func TestLoopLogsChangesAndIsQuietWhenIdle(t *testing.T) {
 type resultCompactor struct{}
 
 func (resultCompactor) Compact(ctx context.Context) (*compactor.Result, error) {
-	return &compactor.Result{Merged: 2, Deleted: 1, Commit: "c0ffee0123456789"}, nil
+	return &compactor.Result{Merged: 2, Superseded: 1, Commit: "c0ffee0123456789"}, nil
 }
 
 // writingExtractor writes one memory from each session it is asked about.
@@ -125,7 +125,7 @@ func TestLoopLogsCompactionAndExtraction(t *testing.T) {
 		got := strings.Join(logs.take(), "\n")
 		for _, want := range []string{
 			"compaction started (churn): 1 memory, churn ",
-			"compaction done: merged 2, deleted 1, rewrote 0, flagged 0 (c0ffee012345, 0 ms)",
+			"compaction done: merged 2, superseded 1, rewrote 0, flagged 0 (c0ffee012345, 0 ms)",
 			"extracted 1 memory from opencode/ses_1 (abcdef012345, 0 ms)",
 		} {
 			if !strings.Contains(got, want) {

@@ -22,6 +22,9 @@ type Proposal struct {
 	// the fact rests on, as the model wrote them: nothing checked yet
 	// (stamp records those that are files inside the root).
 	Cites []string `json:"cites,omitempty"`
+	// Supersedes names an existing memory (file or name) that a created
+	// fact makes untrue: it is kept, marked superseded, out of the index.
+	Supersedes string `json:"supersedes,omitempty"`
 }
 
 // maxCites is the most cited paths read from one proposal.
@@ -98,7 +101,8 @@ func proposal(raw json.RawMessage) Proposal {
 	file, _ := m["file"].(string)
 	return Proposal{Action: s("action", false, 40), Type: s("type", false, 40), Name: s("name", false, 200),
 		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file,
-		Project: s("project", false, 80), Cites: citesOf(m["cites"])}
+		Project: s("project", false, 80), Cites: citesOf(m["cites"]),
+		Supersedes: s("supersedes", false, 200)}
 }
 
 // citesOf reads a proposal's "cites": a list of strings (or one string),

@@ -132,7 +132,11 @@ func same(c Change) bool {
 func commitMessage(source, id string, changes []Change, tokens int) commitmsg.Message {
 	var b strings.Builder
 	for _, c := range changes {
-		verb := map[string]string{"create": "created", "update": "updated", "propose": "proposed for review:"}[c.Action]
+		verb := map[string]string{"create": "created", "update": "updated", "propose": "proposed for review:", "supersede": "superseded"}[c.Action]
+		if c.Action == "supersede" {
+			fmt.Fprintf(&b, "%s %s by %s\n", verb, c.File, c.by)
+			continue
+		}
 		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
 	}
 	return commitmsg.Message{Subject: fmt.Sprintf("memory: extract from %s session %s", source, id), Body: b.String(),

@@ -247,6 +247,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, err
 	}
 	x.toInbox(snap, &res)
+	supersessions(&res)
 	if dry {
 		return res, nil
 	}
@@ -320,6 +321,10 @@ func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res 
 func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 	kept := res.Changes[:0:0]
 	for _, c := range res.Changes {
+		if c.Action == "supersede" {
+			kept = append(kept, c) // follows its successor (supersessions)
+			continue
+		}
 		m, err := index.Parse(c.File, c.Data)
 		if c.review == "" && (err != nil || x.opts.Review == nil || !x.opts.Review(m.Type)) {
 			kept = append(kept, c)
@@ -335,6 +340,40 @@ func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 		}
 		c.File, c.prev, c.Action = file, "", "propose"
 		kept = append(kept, c)
+	}
+	res.Changes = kept
+}
+
+// supersessions keeps a supersession only when the fact that replaces the
+// old one is written in the same pass, in the same project: one whose
+// successor went to review, was dropped, or landed in another project
+// (stamp decides a fact's project) is refused, and the old fact stays
+// current.
+func supersessions(res *Result) {
+	created := map[string]string{} // file written as a create → its project
+	for _, c := range res.Changes {
+		if c.Action == "create" {
+			if m, err := index.Parse(c.File, c.Data); err == nil {
+				created[c.File] = m.Scope()
+			}
+		}
+	}
+	kept := res.Changes[:0:0]
+	for _, c := range res.Changes {
+		if c.Action != "supersede" {
+			kept = append(kept, c)
+			continue
+		}
+		scope, ok := created[c.by]
+		old, err := index.Parse(c.File, c.Data)
+		switch {
+		case !ok:
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "stays current: " + c.by + " is not written in this pass (review, or refused)"})
+		case err != nil || old.Scope() != scope:
+			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "stays current: " + c.by + " holds in another project"})
+		default:
+			kept = append(kept, c)
+		}
 	}
 	res.Changes = kept
 }

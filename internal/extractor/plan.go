@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/index"
 )
@@ -18,12 +19,13 @@ const maxChanges = 20
 // Change is one memory file a pass writes (or, in a dry run, would write).
 type Change struct {
 	File   string   // relative to the memory folder, "<type>-<name>.md"
-	Action string   // "create", "update", or "propose" (written to the inbox for review)
+	Action string   // "create", "update", "supersede" (an old fact marked superseded by by), or "propose" (written to the inbox for review)
 	Data   []byte   // the file's new bytes
 	prev   string   // for an update, the hash of the file the change was planned on
 	scope  string   // the project the model gave: a slug, "global", or "" when it said none
 	cites  []string // the paths the model said the fact rests on, unchecked (stamp records those that exist)
 	review string   // why the change goes to the inbox instead ("" when it does not)
+	by     string   // supersede: the created fact that replaces File
 }
 
 // Rejection is a proposal the gate refused, or one that changed nothing.
@@ -53,6 +55,9 @@ func newPlanner(snap index.Snapshot, shown map[string]bool) *planner {
 	}
 	for _, m := range snap.Memories {
 		p.byFile[m.File] = m
+		if m.Superseded() {
+			continue // history: never a proposal's target, nor a duplicate of one
+		}
 		p.byName[m.Name] = append(p.byName[m.Name], m)
 		p.remember(m.File, m.Description, m.Body)
 	}
@@ -124,13 +129,57 @@ func (p *planner) add(prop Proposal) string {
 		return reason
 	}
 	name := safeName(prop.Name, typ, desc, body)
+	if prop.Supersedes != "" && action == "create" {
+		return p.superseding(prop, typ, name, desc, body)
+	}
 	if target := p.target(prop, typ, name); target != nil {
 		return p.update(target, desc, body, prop.Project, prop.Cites)
 	}
 	if !slices.Contains(index.Types, typ) {
 		return "unknown type " + clip(prop.Type, 40)
 	}
-	return p.create(typ, name, desc, body, prop.Project, prop.Cites)
+	return p.create(typ, name, desc, body, prop.Project, prop.Cites, "")
+}
+
+// superseding plans a created fact that supersedes an existing one: the
+// new file, and the old one marked metadata.superseded_by (kept, out of
+// every index). When the old one cannot be superseded (missing, readonly,
+// already superseded, in a subfolder, of another project, already changed
+// by this pass) the proposal is refused whole: the old fact stays current.
+func (p *planner) superseding(prop Proposal, typ, name, desc, body string) string {
+	old := p.byFile[strings.TrimSpace(prop.Supersedes)]
+	if old == nil {
+		if ms := p.byName[strings.TrimSuffix(strings.TrimSpace(prop.Supersedes), ".md")]; len(ms) == 1 {
+			old = ms[0]
+		}
+	}
+	file := typ + "-" + name + ".md"
+	switch {
+	case old == nil:
+		return "supersedes " + clip(prop.Supersedes, 80) + ", which is not a memory"
+	case old.Readonly:
+		return old.File + " is readonly"
+	case old.Superseded():
+		return old.File + " is already superseded by " + old.SupersededBy
+	case strings.Contains(old.File, "/"):
+		return old.File + " is in a subfolder; memoryd changes only top-level files"
+	case p.planned[old.File]:
+		return "proposed twice: " + old.File
+	case old.File == file:
+		return file + " cannot supersede itself"
+	case !slices.Contains(index.Types, typ):
+		return "unknown type " + clip(prop.Type, 40)
+	case p.byFile[file] != nil:
+		return file + " exists; name the new fact otherwise"
+	}
+	if reason := p.create(typ, name, desc, body, prop.Project, prop.Cites, old.File); reason != "" {
+		return reason
+	}
+	c := *old
+	c.SupersededBy, c.SupersededAt = file, time.Now().Format(time.DateOnly)
+	p.planned[old.File] = true
+	p.changes = append(p.changes, Change{File: old.File, Action: "supersede", Data: c.Format(), prev: old.Hash, by: file})
+	return ""
 }
 
 // target is the existing memory a proposal is about: the file it names, the
@@ -149,7 +198,9 @@ func (p *planner) target(prop Proposal, typ, name string) *index.Memory {
 	return nil
 }
 
-func (p *planner) create(typ, name, desc, body, scope string, cites []string) string {
+// create plans a new fact; except is a file its text may repeat (the fact
+// it supersedes).
+func (p *planner) create(typ, name, desc, body, scope string, cites []string, except string) string {
 	file := typ + "-" + name + ".md"
 	switch {
 	case !index.IsMemory(file):
@@ -159,7 +210,7 @@ func (p *planner) create(typ, name, desc, body, scope string, cites []string) st
 	case p.planned[file]:
 		return "proposed twice: " + file
 	}
-	if dup := p.duplicate("", desc, body); dup != "" {
+	if dup := p.duplicate("", desc, body); dup != "" && dup != except {
 		return "duplicate of " + dup
 	}
 	m := index.NewMemory(typ, name, desc, body)
@@ -175,6 +226,8 @@ func (p *planner) update(m *index.Memory, desc, body, scope string, cites []stri
 	switch {
 	case m.Readonly:
 		return m.File + " is readonly"
+	case m.Superseded():
+		return m.File + " is superseded by " + m.SupersededBy + "; update that one"
 	case strings.Contains(m.File, "/"):
 		return m.File + " is in a subfolder; memoryd changes only top-level files"
 	case p.planned[m.File]:

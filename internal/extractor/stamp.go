@@ -24,7 +24,8 @@ func agentName(source string) string {
 	return source
 }
 
-// stamp records in every file a pass writes where it came from
+// stamp records in every file a pass writes (but the old fact of a
+// supersession, which only gets its mark) where it came from
 // (metadata.source: agent, session, the messages drawn from, time, working
 // directory, host), when (metadata.updated) and its project: a user fact
 // never has one; the model's choice otherwise ("global" for none); a
@@ -42,8 +43,8 @@ func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, 
 	for i := range changes {
 		c := &changes[i]
 		m, err := index.Parse(c.File, c.Data)
-		if err != nil {
-			continue
+		if err != nil || c.Action == "supersede" {
+			continue // a superseded fact keeps its text, date and project: only the mark is new
 		}
 		m.Sources = append(m.Sources, src)
 		m.Updated = now.Format(time.DateOnly)

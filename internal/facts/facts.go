@@ -106,7 +106,10 @@ func (w *Writer) writer() commitmsg.Writer {
 type Done struct {
 	File   string
 	Action string // "created", "replaced", "edited", "forgot", "confirmed"
-	Commit string // "" when there is no repository, or nothing changed
+	// Superseded is the file a new fact replaced (Supersede): it stays in
+	// the folder, marked metadata.superseded_by.
+	Superseded string
+	Commit     string // "" when there is no repository, or nothing changed
 	// Ignored: the file is one git ignores, so the change is not in the
 	// history and cannot be undone from it.
 	Ignored bool
@@ -381,7 +384,7 @@ func unreadable(snap index.Snapshot, file string) error {
 func duplicate(snap index.Snapshot, self string, f Fact) string {
 	body, desc := index.Canonical(f.Body), index.Canonical(f.Description)
 	for _, m := range snap.Memories {
-		if m.File != self && (index.Canonical(m.Body) == body || index.Canonical(m.Description) == desc) {
+		if m.File != self && !m.Superseded() && (index.Canonical(m.Body) == body || index.Canonical(m.Description) == desc) {
 			return m.File
 		}
 	}

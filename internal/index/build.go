@@ -115,6 +115,9 @@ func group(s Snapshot) *groups {
 			g.inbox++
 			continue
 		}
+		if m.Superseded() {
+			continue // replaced by another fact: in no index (show and search --all-versions find it)
+		}
 		it, slug := itemOf(m)
 		k := int32(-1)
 		switch {

@@ -129,7 +129,7 @@ func (r *fastReader) known(key string) bool {
 			return false
 		}
 		switch key {
-		case "type", "readonly", "pinned", "project", "updated", "source", "cites":
+		case "type", "readonly", "pinned", "project", "updated", "source", "cites", "superseded_by", "superseded_at":
 			return true
 		}
 	}
@@ -172,6 +172,10 @@ func (r *fastReader) metaPair(key, val string) bool {
 		r.f.project = scalarValue(val)
 	case "updated":
 		r.f.updated = scalarValue(val)
+	case "superseded_by":
+		r.f.supersededBy = strings.TrimSpace(scalarValue(val))
+	case "superseded_at":
+		r.f.supersededAt = scalarValue(val)
 	}
 	return true
 }

@@ -125,6 +125,12 @@ func (m *Memory) syncTo(root *yaml.Node, cur fields) {
 			e.setMeta("cites", citesNode(decodeCites(cur.cites)), "source", "readonly", "pinned", "updated", "project", "type")
 		}
 	}
+	if cur.supersededBy != o.supersededBy {
+		e.setMeta("superseded_by", stringNode(cur.supersededBy), "cites", "source", "readonly", "pinned", "updated", "project", "type")
+	}
+	if cur.supersededAt != o.supersededAt {
+		e.setMeta("superseded_at", dateNode(cur.supersededAt), "superseded_by", "cites", "source", "readonly", "pinned", "updated", "project", "type")
+	}
 	if cur.pinned != o.pinned {
 		e.setMeta("pinned", boolNode(cur.pinned), "updated", "project", "type")
 	}

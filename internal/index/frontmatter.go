@@ -199,6 +199,16 @@ func (fm frontmatter) metadata(v *yaml.Node, f *fields) (typ string, err error) 
 			f.sources = encodeSources(readSources(val))
 		case "cites":
 			f.cites = encodeCites(readCites(val))
+		case "superseded_by":
+			f.supersededBy = ""
+			if plain {
+				f.supersededBy = strings.TrimSpace(val.Value)
+			}
+		case "superseded_at":
+			f.supersededAt = ""
+			if plain {
+				f.supersededAt = val.Value
+			}
 		}
 	}
 	return typ, nil

@@ -33,8 +33,14 @@ type Memory struct {
 	Pinned      bool     // metadata.pinned: true (also "yes", "on", "1"): listed whatever the index budget
 	Sources     []Source // metadata.source: where the fact came from; nil for a file without it
 	Cites       []Cite   // metadata.cites: the files the fact rests on, with their blobs; nil for none
-	Body        string   // text after the frontmatter, LF line endings
-	Hash        string   // hex sha256 of the raw file bytes as read; "" for a new memory
+	// SupersededBy is metadata.superseded_by: the file of the fact that
+	// replaced this one ("" for a current fact). A superseded fact stays in
+	// the folder, readable by show and why, but is in no index, and search
+	// returns it only when asked for every version.
+	SupersededBy string
+	SupersededAt string // metadata.superseded_at: the date it was superseded, "YYYY-MM-DD"
+	Body         string // text after the frontmatter, LF line endings
+	Hash         string // hex sha256 of the raw file bytes as read; "" for a new memory
 
 	parsed bool       // made by Parse: front and orig are set
 	front  string     // frontmatter text as read (LF), re-parsed by Format to keep unknown keys
@@ -52,10 +58,11 @@ type fields struct {
 	pinned                        bool
 	sources                       string // encodeSources of Memory.Sources
 	cites                         string // encodeCites of Memory.Cites
+	supersededBy, supersededAt    string
 }
 
 func (m *Memory) fields() fields {
-	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned, encodeSources(m.Sources), encodeCites(m.Cites)}
+	return fields{m.Name, m.Title, m.Description, m.Type, m.Readonly, m.Project, m.Updated, m.Pinned, encodeSources(m.Sources), encodeCites(m.Cites), m.SupersededBy, m.SupersededAt}
 }
 
 // Scope returns the project whose index lists m: Project when it is a valid
@@ -68,6 +75,9 @@ func (m *Memory) Scope() string {
 	}
 	return ""
 }
+
+// Superseded reports whether another fact replaced m (metadata.superseded_by).
+func (m *Memory) Superseded() bool { return m.SupersededBy != "" }
 
 // UpdatedDate returns metadata.updated as a sortable "YYYY-MM-DD", or "" when
 // it does not start with a date. It reads loosely what people write: one-digit
@@ -188,7 +198,7 @@ func parse(rel, data, hash string) (*Memory, error) {
 	m := &Memory{
 		File: rel, Name: f.name, Title: f.title, Description: f.description,
 		Type: f.typ, Readonly: f.readonly, Project: f.project, Updated: f.updated, Pinned: f.pinned,
-		Sources: decodeSources(f.sources), Cites: decodeCites(f.cites), Body: body, Hash: hash,
+		Sources: decodeSources(f.sources), Cites: decodeCites(f.cites), SupersededBy: f.supersededBy, SupersededAt: f.supersededAt, Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
 	}
 	m.line = newEntryLine(m)

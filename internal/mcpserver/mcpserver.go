@@ -24,12 +24,23 @@ import (
 // Hit is one search result, as the model sees it.
 type Hit struct {
 	File, Title, Description, Project, Snippet string
+	SupersededBy                               string // with Query.AllVersions: the fact that replaced this one
 }
 
-// SearchFunc searches the memory: words as typed, the project to rank
-// first (all: every project, else the global facts and this project's),
-// an optional type, at most limit hits.
-type SearchFunc func(ctx context.Context, words, project string, all bool, typ string, limit int) ([]Hit, error)
+// Query is a memory_search: words as typed, the project to rank first
+// (All: every project, else the global facts and this project's), an
+// optional type, at most Limit hits; AllVersions returns superseded facts
+// too.
+type Query struct {
+	Words, Project string
+	All            bool
+	Type           string
+	Limit          int
+	AllVersions    bool
+}
+
+// SearchFunc searches the memory.
+type SearchFunc func(ctx context.Context, q Query) ([]Hit, error)
 
 // Options configure the server.
 type Options struct {
@@ -72,7 +83,8 @@ func New(o Options) *mcp.Server {
 		Name: "memory_save",
 		Description: "Save one durable fact to the user's long-term memory: something that will still be true and useful in a later session " +
 			"(a preference, a correction the user gave, a project decision and why, where something is). One fact per call; never secrets. " +
-			"An existing fact is replaced only with replace=true. Facts about one repository get its project (the default for type project).",
+			"An existing fact is replaced only with replace=true. When the new fact makes an older one untrue, name the older one in supersedes: " +
+			"it leaves the index and search but stays readable. Facts about one repository get its project (the default for type project).",
 		Annotations: &mcp.ToolAnnotations{Title: "Save a memory", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, h.save)
 	mcp.AddTool(s, &mcp.Tool{
@@ -91,6 +103,8 @@ type SearchIn struct {
 	Project string `json:"project,omitempty" jsonschema:"a project slug to search (default: the current project and the global facts); 'all' searches every project"`
 	Type    string `json:"type,omitempty" jsonschema:"only facts of this type: user, feedback, project or reference"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
+	// AllVersions: superseded facts too, each marked with what replaced it.
+	AllVersions bool `json:"all_versions,omitempty" jsonschema:"also return facts a newer one superseded (history: no longer current), each marked with the fact that replaced it"`
 }
 
 // ReadIn are memory_read's arguments.
@@ -107,6 +121,7 @@ type SaveIn struct {
 	Project     string   `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
 	Replace     bool     `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
 	Cites       []string `json:"cites,omitempty" jsonschema:"the files the fact rests on, as paths relative to the project's root (optionally path#symbol); memoryd records their versions and marks the fact as possibly stale when they change"`
+	Supersedes  string   `json:"supersedes,omitempty" jsonschema:"the file or name of an older fact this one replaces because it is no longer true; it is kept, marked superseded, out of the index and search"`
 }
 
 // ForgetIn are memory_forget's arguments.
@@ -144,7 +159,7 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	default:
 		project = in.Project
 	}
-	hits, err := h.o.Search(ctx, in.Query, project, all, in.Type, min(limit, 50))
+	hits, err := h.o.Search(ctx, Query{Words: in.Query, Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,6 +179,9 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 		}
 		if note := h.stale(hit.File); note != "" {
 			fmt.Fprintf(&b, " (%s)", note)
+		}
+		if hit.SupersededBy != "" {
+			fmt.Fprintf(&b, " (superseded by %s: no longer current)", hit.SupersededBy)
 		}
 		if hit.Snippet != "" {
 			fmt.Fprintf(&b, "\n  %s", hit.Snippet)
@@ -196,6 +214,9 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	}
 	h.used(usage.Read, m.File)
 	head := "# " + m.File + "\n"
+	if m.Superseded() {
+		head += "# Superseded by " + m.SupersededBy + " on " + m.SupersededAt + ": no longer current; read that one\n"
+	}
 	if note := h.stale(m.File); note != "" {
 		head += "# " + note + ": read the cited files before relying on it\n"
 	}
@@ -220,7 +241,18 @@ func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn
 	case in.Project == "" && in.Type == "project", in.Project == "" && len(in.Cites) > 0 && in.Type != "user":
 		f.Project = h.o.Project
 	}
-	d, err := h.o.Writer(client(req)).Save(ctx, f, in.Replace)
+	w := h.o.Writer(client(req))
+	if old := strings.TrimSpace(in.Supersedes); old != "" {
+		if in.Replace {
+			return nil, nil, fmt.Errorf("give replace or supersedes, not both: replace overwrites the fact of the same name, supersedes keeps the older one beside the new")
+		}
+		d, err := w.Supersede(ctx, f, old)
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(fmt.Sprintf("%s %s; %s is superseded by it (kept, out of the index and search).", d.Action, d.File, d.Superseded)), nil, nil
+	}
+	d, err := w.Save(ctx, f, in.Replace)
 	if err != nil {
 		return nil, nil, err
 	}

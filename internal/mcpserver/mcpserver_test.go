@@ -87,8 +87,8 @@ func TestToolsOffered(t *testing.T) {
 
 func TestSaveReadForget(t *testing.T) {
 	var asked string
-	cs, dir := connect(t, func(ctx context.Context, words, project string, all bool, typ string, limit int) ([]Hit, error) {
-		asked = words + "|" + project
+	cs, dir := connect(t, func(ctx context.Context, q Query) ([]Hit, error) {
+		asked = q.Words + "|" + q.Project
 		return []Hit{{File: "feedback-prefers-tabs.md", Title: "Prefers tabs", Description: "Tabs, not spaces", Snippet: "Use tabs"}}, nil
 	})
 	out, isErr := call(t, cs, "memory_save", map[string]any{"type": "feedback", "name": "prefers-tabs",

@@ -238,3 +238,8 @@ func (p *porter) step5() {
 		p.b = p.b[:n-1]
 	}
 }
+
+// Stem is the stem search matches a lower-case word by (Porter's
+// algorithm), for other packages that compare texts as search does: the
+// compactor's check that a merge keeps what its files said.
+func Stem(w string) string { return stem(w) }

@@ -143,6 +143,7 @@ func editPostings(b []byte, drop map[int64]bool, add []posting) ([]byte, error) 
 type doc struct {
 	present               bool
 	pinned                bool
+	superseded            bool   // metadata.superseded_by is set: returned only with Query.AllVersions
 	project, typ          uint32 // indexes into docTable's projects and types
 	updated               uint32 // days since 1970-01-01 of metadata.updated, plus one; 0 when none
 	lens                  [numFields]uint32
@@ -161,7 +162,7 @@ type docTable struct {
 
 // newDoc returns the doc of memory m.
 func newDoc(m *index.Memory, lens [numFields]uint32) doc {
-	d := doc{present: true, pinned: m.Pinned, lens: lens, projectName: m.Scope(), typeName: m.Type}
+	d := doc{present: true, pinned: m.Pinned, superseded: m.Superseded(), lens: lens, projectName: m.Scope(), typeName: m.Type}
 	if t, err := time.Parse(time.DateOnly, m.UpdatedDate()); err == nil {
 		d.updated = uint32(t.Unix()/86400 + 1)
 	}
@@ -193,7 +194,7 @@ func (t *docTable) maxID() int64 {
 }
 
 // encode returns the table as a blob: the project and type names, then
-// each present fact's id difference, project, type, updated<<1|pinned and
+// each present fact's id difference, project, type, updated<<2|superseded<<1|pinned and
 // field lengths.
 func (t *docTable) encode() []byte {
 	projects, types := map[string]uint32{}, map[string]uint32{}
@@ -230,7 +231,10 @@ func (t *docTable) encode() []byte {
 		prev = int64(i)
 		b = binary.AppendUvarint(b, uint64(projects[d.projectName]))
 		b = binary.AppendUvarint(b, uint64(types[d.typeName]))
-		flag := uint64(d.updated) << 1
+		flag := uint64(d.updated) << 2
+		if d.superseded {
+			flag |= 2
+		}
 		if d.pinned {
 			flag |= 1
 		}
@@ -285,7 +289,7 @@ func decodeDocTable(b []byte) (*docTable, error) {
 		if v[1] >= uint64(len(t.projects)) || v[2] >= uint64(len(t.types)) || id > 1<<31 {
 			return nil, errBadPostings
 		}
-		d := doc{present: true, project: uint32(v[1]), typ: uint32(v[2]), updated: uint32(v[3] >> 1), pinned: v[3]&1 == 1}
+		d := doc{present: true, project: uint32(v[1]), typ: uint32(v[2]), updated: uint32(v[3] >> 2), superseded: v[3]&2 != 0, pinned: v[3]&1 == 1}
 		d.projectName, d.typeName = t.projects[d.project], t.types[d.typ]
 		for f := range d.lens {
 			d.lens[f] = uint32(v[4+f])

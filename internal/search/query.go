@@ -73,6 +73,9 @@ type Query struct {
 	All bool
 	// Type keeps only facts of this metadata.type ("" for any).
 	Type string
+	// AllVersions returns superseded facts too (metadata.superseded_by):
+	// without it a search finds only the facts that replaced them.
+	AllVersions bool
 	// Limit is the most hits returned: DefaultLimit when 0 or less, at
 	// most MaxLimit.
 	Limit int
@@ -87,15 +90,18 @@ type Query struct {
 // Hit is one fact found, best first.
 // Its JSON keys are those of `memoryd list --json`.
 type Hit struct {
-	File        string       `json:"file"`              // relative to the memory folder
-	Name        string       `json:"name"`              // frontmatter name, or derived from File
-	Title       string       `json:"title,omitempty"`   // frontmatter title, "" when it has none
-	Description string       `json:"description"`       // frontmatter description
-	Type        string       `json:"type"`              // metadata.type, lower-cased; "" when missing
-	Project     string       `json:"project,omitempty"` // the fact's project (index.Memory.Scope), "" for a global fact
-	Snippet     string       `json:"snippet"`           // words of the body around the best match (its start when none is there), one line
-	Score       float64      `json:"score"`             // higher is better; only comparable within one search
-	Explain     *Explanation `json:"explain,omitempty"` // why it ranked there, with Query.Explain
+	File        string  `json:"file"`              // relative to the memory folder
+	Name        string  `json:"name"`              // frontmatter name, or derived from File
+	Title       string  `json:"title,omitempty"`   // frontmatter title, "" when it has none
+	Description string  `json:"description"`       // frontmatter description
+	Type        string  `json:"type"`              // metadata.type, lower-cased; "" when missing
+	Project     string  `json:"project,omitempty"` // the fact's project (index.Memory.Scope), "" for a global fact
+	Snippet     string  `json:"snippet"`           // words of the body around the best match (its start when none is there), one line
+	Score       float64 `json:"score"`             // higher is better; only comparable within one search
+	// SupersededBy is the file of the fact that replaced this one; only
+	// with Query.AllVersions is a superseded fact returned.
+	SupersededBy string       `json:"supersededBy,omitempty"`
+	Explain      *Explanation `json:"explain,omitempty"` // why it ranked there, with Query.Explain
 }
 
 // Explanation is why a fact ranked where it did: Score = Text × Boost, or
@@ -571,15 +577,16 @@ func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 type filter struct {
 	project, typ string
 	all          bool
+	versions     bool // superseded facts too
 }
 
 func newFilter(q Query) filter {
-	return filter{project: strings.TrimSpace(q.Project), typ: strings.ToLower(strings.TrimSpace(q.Type)), all: q.All}
+	return filter{project: strings.TrimSpace(q.Project), typ: strings.ToLower(strings.TrimSpace(q.Type)), all: q.All, versions: q.AllVersions}
 }
 
 // boost returns the factor of d's scope, 0 when the query leaves it out.
 func (f filter) boost(d *doc) float64 {
-	if f.typ != "" && d.typeName != f.typ {
+	if f.typ != "" && d.typeName != f.typ || d.superseded && !f.versions {
 		return 0
 	}
 	switch {
@@ -678,8 +685,8 @@ func (x *Index) hit(ctx context.Context, conn *sql.Conn, s *scorer, c candidate,
 	d := &s.docs.docs[c.id]
 	h := Hit{Score: round3(c.score), Type: d.typeName, Project: d.projectName}
 	var body string
-	err := conn.QueryRowContext(ctx, `SELECT file, name, title, description, body FROM fact WHERE id = ?`, c.id).
-		Scan(&h.File, &h.Name, &h.Title, &h.Description, &body)
+	err := conn.QueryRowContext(ctx, `SELECT file, name, title, description, body, superseded_by FROM fact WHERE id = ?`, c.id).
+		Scan(&h.File, &h.Name, &h.Title, &h.Description, &body, &h.SupersededBy)
 	if err != nil {
 		return h, fmt.Errorf("read fact %d: %w", c.id, err)
 	}

@@ -9,7 +9,7 @@ import (
 // schemaVersion is kept in the database's user_version. Change it whenever
 // the tables or what goes into them change: an index of another version is
 // emptied and built again from the files.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // The tables. fact holds each fact's row: what a hit shows, and its text,
 // read again when the fact changes to take its terms out of the postings.
@@ -32,7 +32,8 @@ var schema = []string{
 		name        TEXT NOT NULL,
 		title       TEXT NOT NULL,
 		description TEXT NOT NULL,
-		body        TEXT NOT NULL
+		body        TEXT NOT NULL,
+		superseded_by TEXT NOT NULL DEFAULT ''
 	)`,
 	`CREATE TABLE term (form TEXT PRIMARY KEY, stem TEXT NOT NULL, postings BLOB NOT NULL)`,
 	`CREATE INDEX term_stem ON term (stem)`,

@@ -257,7 +257,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&w.insFact, `INSERT INTO fact (id, file, hash, type, project, updated, name, title, description, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insFact, `INSERT INTO fact (id, file, hash, type, project, updated, name, title, description, body, superseded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.delFact, `DELETE FROM fact WHERE id = ?`},
 		{&w.getFact, `SELECT name, title, description, body FROM fact WHERE id = ?`},
 		{&w.getTerm, `SELECT postings FROM term WHERE form = ?`},
@@ -338,7 +338,7 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 			next++
 		}
 		if _, err := w.insFact.ExecContext(w.ctx, id, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate(),
-			m.Name, m.Title, m.Description, m.Body); err != nil {
+			m.Name, m.Title, m.Description, m.Body, m.SupersededBy); err != nil {
 			return nil, fmt.Errorf("index %s: %w", m.File, err)
 		}
 		forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)

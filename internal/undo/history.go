@@ -21,7 +21,8 @@ const (
 	KindReplace    = string(commitmsg.KindReplace)
 	KindEdit       = string(commitmsg.KindEdit)
 	KindForget     = string(commitmsg.KindForget)
-	KindUpdate     = string(commitmsg.KindUpdate) // the daemon's commit of a person's edits
+	KindSupersede  = string(commitmsg.KindSupersede) // a new fact and the old one it replaced, marked superseded_by
+	KindUpdate     = string(commitmsg.KindUpdate)    // the daemon's commit of a person's edits
 	KindUndo       = string(commitmsg.KindUndo)
 	KindMemoryd    = string(commitmsg.KindMemoryd) // review, import, another "memory: " commit
 	KindOther      = string(commitmsg.KindOther)   // not memoryd's: a person's or another tool's commit
