@@ -118,6 +118,13 @@ func runOpenCode(ctx context.Context, bin string, env []string, args ...string) 
 	if env != nil {
 		cmd.Env = env
 	}
+	// The child and whatever it starts die with memoryd: its own process
+	// group, killed whole on time-out or cancel (and, on Linux, a
+	// parent-death signal when memoryd is killed outright); Output waits for
+	// it, at most a second past the kill.
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
