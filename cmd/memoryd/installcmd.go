@@ -37,20 +37,12 @@ func init() {
 		name, summary string
 		f             func(context.Context, install.Options) error
 	}{
-		{"start", "Start the installed service.", install.Start},
-		{"stop", "Stop the service until the next login or start.", install.Stop},
-		{"restart", "Restart the service (after upgrading the binary).", install.Restart},
+		{"start", "Start the installed service; without one, run memoryd in the background.", install.Start},
+		{"stop", "Stop the service until the next login or start; without one, the background memoryd.", install.Stop},
+		{"restart", "Restart the service (after upgrading the binary); without one, the background memoryd.", install.Restart},
 	} {
 		register(&command{name: c.name, summary: c.summary, run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-			o, err := installOptions(e, fs, "")
-			if err != nil {
-				return err
-			}
-			if err := c.f(ctx, o); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "memoryd service: %s done\n", c.name)
-			return nil
+			return runControl(ctx, e, fs, c.name, c.f)
 		}})
 	}
 }
@@ -160,6 +152,9 @@ func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) e
 		return err
 	}
 	_, err = install.Uninstall(ctx, o)
+	if f, ferr := openFolder(e, fs); ferr == nil {
+		err = errors.Join(err, stopHandRun(e.stdout, f))
+	}
 	return err
 }
 

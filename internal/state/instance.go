@@ -169,3 +169,18 @@ func InstanceHeld(stateDir, memoryDir string) bool {
 	}
 	return Held(stateDir, DaemonLock)
 }
+
+// InstancePID returns the process id of the daemon that holds the
+// single-instance lock of memoryDir, read from the text it wrote beside
+// DaemonLock (Owner: "pid N, …"); 0 when none holds it or it cannot be
+// read.
+func InstancePID(stateDir, memoryDir string) int {
+	if !InstanceHeld(stateDir, memoryDir) {
+		return 0
+	}
+	var pid int
+	if _, err := fmt.Sscanf(readOwner(stateDir, DaemonLock), "pid %d,", &pid); err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
