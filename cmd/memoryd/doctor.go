@@ -5,18 +5,23 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/doctor"
 	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 func init() {
 	register(&command{
 		name:    "doctor",
-		args:    "[--llm]",
+		args:    "[--llm] [--fresh] [--json]",
 		summary: "Check the setup; print each problem with the command that fixes it (exit 1 if any).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("llm", false, "also make one tiny real call to the model and report its latency and tokens")
+			fs.Bool("fresh", false, "ask the model provider again instead of using the answer doctor kept for a day")
+			fs.Bool("json", false, "print JSON: every check with its state, note, problem and fix")
 		},
 		run: runDoctor,
 	})
@@ -29,12 +34,45 @@ func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if o.InstallErr == nil {
 		findings = append(findings, hookFindings(ctx, o.Install)...)
 	}
-	printFindings(e.stdout, findings)
-	if n := doctor.Problems(findings); n > 0 {
+	n := doctor.Problems(findings)
+	if flagBool(fs, "json") {
+		if err := writeJSON(e.stdout, doctorReport(findings)); err != nil {
+			return err
+		}
+	} else {
+		printFindings(e.stdout, findings)
+		if n == 0 {
+			fmt.Fprintln(e.stdout, "everything looks fine")
+		}
+	}
+	if n > 0 {
 		return fmt.Errorf("%d problem(s) found", n)
 	}
-	fmt.Fprintln(e.stdout, "everything looks fine")
 	return nil
+}
+
+// doctorJSON is `memoryd doctor --json` (docs/JSON.md).
+type doctorJSON struct {
+	OK       bool              `json:"ok"`
+	Problems int               `json:"problems"`
+	Checks   []doctorCheckJSON `json:"checks"`
+}
+
+type doctorCheckJSON struct {
+	Check   string `json:"check"`
+	State   string `json:"state"` // ok, not used, problem
+	Note    string `json:"note,omitempty"`
+	Problem string `json:"problem,omitempty"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+func doctorReport(findings []doctor.Finding) doctorJSON {
+	r := doctorJSON{Problems: doctor.Problems(findings), Checks: []doctorCheckJSON{}}
+	r.OK = r.Problems == 0
+	for _, x := range findings {
+		r.Checks = append(r.Checks, doctorCheckJSON{Check: x.Check, State: x.State(), Note: x.Note, Problem: x.Problem, Fix: x.Fix})
+	}
+	return r
 }
 
 // doctorOptions resolves what the checks look at; done releases what it
@@ -52,8 +90,26 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 	}
 	var closers []io.Closer
 	o.Dir, o.ConfigPath, o.Repo, o.RepoErr = f.dir, f.cfgPath, f.repo, f.repoErr
-	if o.Provider = providerName(f); o.Provider == "opencode" {
-		openCodeModel(f)
+	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
+	o.Provider = providerName(f)
+	if !flagBool(fs, "fresh") {
+		if mc, ok := doctor.LoadModelCheck(f.stateDir, o.Provider, f.cfg.LLM.BaseURL, time.Now()); ok {
+			o.Cached = &mc
+		}
+	}
+	if o.Provider == "opencode" && f.cfg.Origin("extract.model").Source == config.FromDefault {
+		// OpenCode's own model: kept with the model check, else asked
+		// for with a short time-out (it may take tens of seconds).
+		if o.Cached != nil {
+			setOpenCodeModel(f, o.Cached.OpenCodeModel)
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), doctor.ModelCheckTimeout)
+			openCodeModel(ctx, f)
+			cancel()
+			if f.cfg.Origin("extract.model").Source == config.FromDefault && f.cfg.Extract.Model != config.Default().Extract.Model {
+				o.OpenCodeModel = f.cfg.Extract.Model
+			}
+		}
 	}
 	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
 	if flagString(fs, "llm") == "true" && o.Provider != "none" {
@@ -75,6 +131,9 @@ func printFindings(w io.Writer, findings []doctor.Finding) {
 	for _, x := range findings {
 		if x.Problem == "" {
 			line := "ok       " + x.Check
+			if x.NotUsed {
+				line = "not used " + x.Check
+			}
 			if x.Note != "" {
 				line += ": " + x.Note
 			}

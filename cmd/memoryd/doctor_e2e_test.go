@@ -123,9 +123,6 @@ func TestDoctorChecks(t *testing.T) {
 		{"no user manager", func(t *testing.T, w *world) []string {
 			return []string{"PATH=" + onlyGit(t), "XDG_RUNTIME_DIR=" + t.TempDir()}
 		}, "service", "no per-user service manager", " run --config "},
-		{"no llm provider", func(t *testing.T, w *world) []string {
-			return []string{"MEMORY_LLM_PROVIDER=none"}
-		}, "llm provider", "none configured", "llm.provider"},
 		{"llm unreachable", func(t *testing.T, w *world) []string {
 			return []string{"MEMORY_LLM_PROVIDER=openai", "MEMORY_LLM_BASE_URL=http://127.0.0.1:1/v1"}
 		}, "llm provider", "not reachable", "llm.base_url"},
@@ -144,10 +141,17 @@ func TestDoctorOpenCodeInstructions(t *testing.T) {
 	needtool.Path(t, "opencode")
 	w := newWorld(t)
 	out, code := doctorOut(t, w)
-	problem(t, out, code, "opencode instructions", "does not load", "memoryd install --opencode")
-	// Wire it as install would; the check then passes.
+	// OpenCode on PATH but memoryd never wired into it: not used, no problem.
+	if !strings.Contains(out, "not used opencode instructions: memoryd is not wired into OpenCode") || strings.Contains(out, "PROBLEM  opencode instructions") {
+		t.Errorf("an OpenCode memoryd is not wired into is a problem:\n%s", out)
+	}
+	// Half wired (the MCP server, no instructions): a problem.
 	cfgDir := filepath.Join(w.home, ".config", "opencode")
 	os.MkdirAll(cfgDir, 0o755)
+	os.WriteFile(filepath.Join(cfgDir, "opencode.json"), []byte(`{"mcp": {"memoryd": {"type": "local", "command": ["memoryd", "mcp"]}}}`), 0o644)
+	out, code = doctorOut(t, w)
+	problem(t, out, code, "opencode instructions", "does not load", "memoryd install --opencode")
+	// Wire it as install would; the check then passes.
 	os.WriteFile(filepath.Join(cfgDir, "opencode.json"), []byte(`{"instructions": ["`+
 		filepath.Join(w.mem, "PROTOCOL.md")+`", "`+filepath.Join(w.mem, "MEMORY.md")+`"]}`), 0o644)
 	out, _ = doctorOut(t, w)

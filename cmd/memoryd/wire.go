@@ -256,13 +256,19 @@ func (o *openCodeDefault) Close() error {
 // built-in default names a model most OpenCode setups do not have). It
 // asks OpenCode now (doctor shows the model); newLLM asks only when a job
 // first needs it.
-func openCodeModel(f *folder) {
+func openCodeModel(ctx context.Context, f *folder) {
 	if f.cfg.Origin("extract.model").Source != config.FromDefault || f.modelResolved {
 		return
 	}
 	f.modelResolved = true
-	m := openCodeDefaultModel(context.Background(), f)
-	if m == "" {
+	setOpenCodeModel(f, openCodeDefaultModel(ctx, f))
+}
+
+// setOpenCodeModel makes m, OpenCode's own model, the model of the jobs
+// whose model is not configured; "" changes nothing.
+func setOpenCodeModel(f *folder, m string) {
+	f.modelResolved = true
+	if m == "" || f.cfg.Origin("extract.model").Source != config.FromDefault {
 		return
 	}
 	if f.cfg.Origin("compact.model").Source == config.FromDefault {

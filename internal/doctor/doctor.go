@@ -14,13 +14,26 @@ import (
 	"github.com/memoryd/memoryd/internal/transcript"
 )
 
-// Finding is one check's outcome: ok (Problem empty), or a problem and its
-// fix.
+// Finding is one check's outcome: ok (Problem empty), not used (NotUsed:
+// the user did not set this part up, which is not a problem), or a problem
+// and its fix.
 type Finding struct {
 	Check   string
 	Problem string
 	Fix     string
-	Note    string // detail for an ok check
+	Note    string // detail for an ok or unused check
+	NotUsed bool
+}
+
+// State is the finding in one word: "ok", "not used" or "problem".
+func (f Finding) State() string {
+	switch {
+	case f.Problem != "":
+		return "problem"
+	case f.NotUsed:
+		return "not used"
+	}
+	return "ok"
 }
 
 // Options is what the checks look at; the command line resolves it.
@@ -37,12 +50,22 @@ type Options struct {
 	Install    install.Options
 	InstallErr error
 	User       string // the login name, for loginctl
+	// Running is whether a daemon holds the folder's instance lock: one
+	// started by hand makes a missing service no problem.
+	Running bool
 	// OpenCodeDir is OpenCode's global config folder.
 	OpenCodeDir string
 	// Provider is the resolved llm.provider; LLM the client options, for
 	// listing the provider's models.
 	Provider string
 	LLM      llm.Options
+	// StateDir is the folder's state folder, where the model check is
+	// cached; Cached, when set, is a cached check young enough to use.
+	StateDir string
+	Cached   *ModelCheck
+	// OpenCodeModel is OpenCode's own model when the opencode provider
+	// runs with no model configured ("" otherwise), kept with the check.
+	OpenCodeModel string
 	// Live, when set (doctor --llm), makes one tiny real call.
 	Live llm.Completer
 	// Sources are the transcript stores extraction would read.
@@ -92,6 +115,11 @@ type doctor struct {
 
 func (d *doctor) ok(check, note string) {
 	d.findings = append(d.findings, Finding{Check: check, Note: note})
+}
+
+// unused says a part the user did not set up is not used.
+func (d *doctor) unused(check, note string) {
+	d.findings = append(d.findings, Finding{Check: check, Note: note, NotUsed: true})
 }
 
 func (d *doctor) bad(check, problem, fix string) {

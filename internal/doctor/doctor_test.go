@@ -43,7 +43,8 @@ func TestFolderWithoutRepositoryAndBrokenFile(t *testing.T) {
 	if len(files) != 1 || !strings.Contains(files[0].Fix, "resolve the git conflict in user-a.md") {
 		t.Errorf("memory files: %+v", files)
 	}
-	if llm := find(fs, "llm provider"); len(llm) != 1 || llm[0].Problem == "" {
+	// No provider is a choice, not a problem: the part is not used.
+	if llm := find(fs, "llm provider"); len(llm) != 1 || llm[0].Problem != "" || llm[0].State() != "not used" {
 		t.Errorf("llm provider: %+v", llm)
 	}
 	if tr := find(fs, "transcripts"); len(tr) != 1 || tr[0].Problem != "" || !strings.Contains(tr[0].Note, "off") {

@@ -37,6 +37,10 @@ const (
 	// UsageLog+".lock" (shared by writers and readers, exclusive for a fold).
 	UsageLog     = "usage.log"
 	UsageSummary = "usage.summary"
+	// ModelCheckFile is what `memoryd doctor` last learnt of the model
+	// provider (the models it offers, OpenCode's own model), kept a day so
+	// that doctor stays fast; `doctor --fresh` asks again.
+	ModelCheckFile = "doctor-model.json"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the

@@ -1,0 +1,108 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/state"
+)
+
+const (
+	// ModelCheckTTL is how long doctor trusts what it last learnt of the
+	// provider's models: asking OpenCode takes up to tens of seconds.
+	ModelCheckTTL = 24 * time.Hour
+	// ModelCheckTimeout bounds the one cheap request of the check.
+	ModelCheckTimeout = 10 * time.Second
+)
+
+// ModelCheck is what doctor last learnt of the provider's models, kept in
+// the state folder (state.ModelCheckFile). It is the only file doctor
+// writes, and never a memory file.
+type ModelCheck struct {
+	CheckedAt time.Time `json:"checkedAt"`
+	Provider  string    `json:"provider"`
+	BaseURL   string    `json:"baseURL,omitempty"`
+	// OpenCodeModel is OpenCode's own model (small_model, else model),
+	// read when no model is configured; "" when none was read.
+	OpenCodeModel string   `json:"openCodeModel,omitempty"`
+	Offered       []string `json:"offered,omitempty"`
+	Err           string   `json:"err,omitempty"` // why the list could not be read
+}
+
+// LoadModelCheck returns the cached check for provider at baseURL when it
+// is younger than ModelCheckTTL at now.
+func LoadModelCheck(stateDir, provider, baseURL string, now time.Time) (ModelCheck, bool) {
+	var mc ModelCheck
+	if stateDir == "" || state.ReadJSON(stateDir, state.ModelCheckFile, &mc) != nil {
+		return ModelCheck{}, false
+	}
+	if mc.Provider != provider || mc.BaseURL != baseURL || mc.CheckedAt.After(now) || now.Sub(mc.CheckedAt) > ModelCheckTTL {
+		return ModelCheck{}, false
+	}
+	return mc, true
+}
+
+// model checks, without a paid call, that the provider offers the models
+// extraction and compaction use: one cheap request with a short time-out,
+// its answer kept a day (Options.Cached; doctor --fresh asks again).
+func (d *doctor) model() {
+	mc, age := d.modelCheck()
+	when := "checked now"
+	if age > 0 {
+		when = "checked " + ago(age) + " ago; memoryd doctor --fresh checks again"
+	}
+	if mc.Err != "" {
+		d.ok("llm model", fmt.Sprintf("%s (the provider's model list could not be read: %s; %s)", d.o.Config.Extract.Model, mc.Err, when))
+		return
+	}
+	fix := "set extract.model (and compact.model) to one the provider lists"
+	if d.o.Provider == "opencode" {
+		fix += ": opencode models"
+	}
+	for _, m := range slices.Compact([]string{d.o.Config.Extract.Model, d.o.Config.Compact.Model}) {
+		if !slices.Contains(mc.Offered, m) {
+			d.bad("llm model", fmt.Sprintf("%s does not offer %s (%d models offered; %s)", d.o.Provider, m, len(mc.Offered), when), fix)
+			return
+		}
+	}
+	d.ok("llm model", fmt.Sprintf("%s (%s)", d.o.Config.Extract.Model, when))
+}
+
+// modelCheck returns the cached check and its age, or asks the provider
+// now (age 0) and caches the answer.
+func (d *doctor) modelCheck() (ModelCheck, time.Duration) {
+	now := time.Now()
+	if c := d.o.Cached; c != nil {
+		return *c, max(now.Sub(c.CheckedAt), time.Second)
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, ModelCheckTimeout)
+	defer cancel()
+	mc := ModelCheck{CheckedAt: now, Provider: d.o.Provider, BaseURL: d.o.Config.LLM.BaseURL, OpenCodeModel: d.o.OpenCodeModel}
+	offered, err := llm.Models(ctx, d.o.LLM)
+	if ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("no answer within %s", ModelCheckTimeout)
+	}
+	if err != nil {
+		mc.Err = err.Error()
+	} else {
+		mc.Offered = offered
+	}
+	if d.o.StateDir != "" {
+		state.WriteJSON(d.o.StateDir, state.ModelCheckFile, mc) // a cache: failing to keep it only makes the next doctor slower
+	}
+	return mc, 0
+}
+
+// ago is a duration in the largest whole unit: "3h", "12m", "40s".
+func ago(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
