@@ -22,6 +22,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "ask the model and print the validated plan; change nothing, commit nothing")
 			fs.Bool("force", false, "run even when compaction is disabled (compact.enabled), the folder has fewer files than compact.min_entries, or unattended passes removed as much as a day allows")
+			fs.Bool("json", false, "print JSON: the pass's requests, ops applied and skipped, commits (no progress)")
 		},
 		run: runCompact,
 	})
@@ -58,7 +59,12 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if c, ok := client.(io.Closer); ok {
 		defer c.Close()
 	}
-	prog := newProgress(e.stdout, "compacting: ")
+	asJSON := flagBool(fs, "json")
+	out := e.stdout
+	if asJSON {
+		out = io.Discard
+	}
+	prog := newProgress(out, "compacting: ")
 	c := compactor.New(commandCompactorOptions(f, client, force, prog))
 	var res *compactor.Result
 	if dry {
@@ -67,11 +73,16 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		res, err = c.Compact(ctx)
 	}
 	prog.clear()
-	printResult(e.stdout, res, err)
+	printResult(out, res, err)
 	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
 		// The daemon's triggers start counting again from this pass.
 		if _, serr := state.UpdateCompaction(f.stateDir, time.Now(), state.RecordPass(time.Now())); serr != nil {
 			f.log.Warn("record the compaction pass", "err", serr)
+		}
+	}
+	if asJSON {
+		if werr := writeJSON(e.stdout, newCompactJSON(dry, res, err)); werr != nil {
+			return werr
 		}
 	}
 	return compactError(err)

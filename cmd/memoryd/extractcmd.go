@@ -22,6 +22,7 @@ func init() {
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print what would be written and change nothing, not even the watermarks")
 			fs.String("session", "", "extract from this session only: its ID, or SOURCE/ID")
+			fs.Bool("json", false, "print JSON: each session's pass and the totals (no progress)")
 		},
 		run: runExtract,
 	})
@@ -53,11 +54,22 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if len(targets) == 0 {
-		fmt.Fprintln(e.stdout, noSessionsMessage(srcs))
-		return nil
+	if !flagBool(fs, "json") {
+		if len(targets) == 0 {
+			fmt.Fprintln(e.stdout, noSessionsMessage(srcs))
+			return nil
+		}
+		return extractAll(ctx, e.stdout, x, f.stateDir, targets, dry, nil)
 	}
-	return extractAll(ctx, e.stdout, x, f.stateDir, targets, dry)
+	j := newExtractJSON(dry)
+	if len(targets) == 0 {
+		j.Note = noSessionsMessage(srcs)
+	}
+	err = extractAll(ctx, io.Discard, x, f.stateDir, targets, dry, j)
+	if werr := writeJSON(e.stdout, j); werr != nil {
+		return werr
+	}
+	return err
 }
 
 func noSessionsMessage(srcs *transcript.Sources) string {
@@ -69,7 +81,9 @@ func noSessionsMessage(srcs *transcript.Sources) string {
 
 // extractAll runs one pass per session and prints what each did. A failing
 // session does not stop the others; the command then fails at the end.
-func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool) error {
+// With j set, each pass and the totals are recorded there as well (w is
+// then io.Discard).
+func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool, j *extractJSON) error {
 	var failed, written, passes, tokens, done int
 	prog := newProgress(w, "extracting: ")
 	for i, s := range targets {
@@ -85,6 +99,9 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 		done++
 		tokens += res.Tokens
 		prog.clear()
+		if j != nil {
+			j.add(key, res, err)
+		}
 		if !printOutcome(w, key, res, err, dry, len(targets) == 1) {
 			failed++
 		} else if err == nil {
@@ -94,6 +111,9 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 	}
 	prog.clear()
 	summarizeExtraction(w, stateDir, passes, written, tokens, dry)
+	if j != nil {
+		j.Passes, j.Written, j.Tokens = passes, written, tokens
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted after %d of %d session(s); what was extracted is committed — run 'memoryd extract' again to go on", done, len(targets))
 	}
