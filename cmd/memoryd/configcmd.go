@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/doctor"
+	"github.com/memoryd/memoryd/internal/llm"
 )
 
 func init() {
@@ -41,13 +43,17 @@ type configSetting struct {
 	Name   string `json:"name,omitempty"`   // origin variable or flag
 	Env    string `json:"env,omitempty"`    // the variable that overrides the key
 	Secret bool   `json:"secret,omitempty"` // the value is hidden
+	// Effective is the value in effect when it is not Value (a provider
+	// or model resolved at run time), and Because says why.
+	Effective any    `json:"effective,omitempty"`
+	Because   string `json:"because,omitempty"`
 }
 
 // runConfig is `memoryd config`, like `git config --list --show-origin`:
 // every key's effective value after the file, environment and flags, and
 // where it came from. An invalid configuration is printed too, as far as
 // it could be read; then the command fails with its problems.
-func runConfig(_ context.Context, e env, fs *flag.FlagSet, _ []string) error {
+func runConfig(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
 	cfg, _, invalid := readConfig(e, fs)
 	if invalid == nil {
 		if err := cfg.Validate(); err != nil {
@@ -62,6 +68,7 @@ func runConfig(_ context.Context, e env, fs *flag.FlagSet, _ []string) error {
 	if invalid != nil {
 		r.Problems = strings.Split(errors.Unwrap(invalid).Error(), "\n")
 	}
+	explainEffective(ctx, cfg, r.Settings)
 	if flagString(fs, "json") == "true" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -110,7 +117,50 @@ func printConfig(w io.Writer, r configReport) {
 		case "env", "flag":
 			where += " " + s.Name
 		}
+		if s.Because != "" {
+			where += "\t→ " + fmt.Sprint(s.Effective) + ": " + s.Because
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, v, where)
 	}
 	tw.Flush()
+}
+
+// explainEffective fills Effective and Because for the settings whose
+// value in effect is resolved at run time: llm.provider when it is not
+// set, and the models when the opencode provider uses OpenCode's own.
+func explainEffective(ctx context.Context, cfg config.Config, settings []configSetting) {
+	provider, because := effectiveProvider(cfg)
+	model := ""
+	for i := range settings {
+		s := &settings[i]
+		switch s.Key {
+		case "llm.provider":
+			if cfg.LLM.Provider == "" {
+				s.Effective, s.Because = provider, because
+			}
+		case "extract.model":
+			if provider != "opencode" || s.Origin != "default" {
+				model = cfg.Extract.Model
+				continue
+			}
+			ctx, cancel := context.WithTimeout(ctx, doctor.ModelCheckTimeout)
+			m, err := llm.OpenCodeDefaultModel(ctx, "", nil)
+			cancel()
+			switch {
+			case err != nil:
+				model = cfg.Extract.Model
+				s.Effective, s.Because = model, "extract.model is not set and OpenCode's own model could not be read ("+err.Error()+"): the built-in default is used"
+			case m == "":
+				model = cfg.Extract.Model
+				s.Effective, s.Because = model, "extract.model is not set and OpenCode has no small_model or model: the built-in default is used"
+			default:
+				model = m
+				s.Effective, s.Because = m, "extract.model is not set: the opencode provider uses OpenCode's own small_model (else its model)"
+			}
+		case "compact.model":
+			if s.Origin == "default" && model != "" && model != cfg.Compact.Model {
+				s.Effective, s.Because = model, "compact.model is not set: the extract model"
+			}
+		}
+	}
 }
