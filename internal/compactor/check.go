@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // Bound on destructive ops: a batch's plan, a whole pass, and all passes
@@ -20,7 +20,7 @@ import (
 const (
 	maxRemoved   = 20
 	removedShare = 4
-	boundWindow  = 24 * time.Hour
+	boundWindow  = state.RemovalWindow
 )
 
 // destructiveLimit is the bound for a store of n files.

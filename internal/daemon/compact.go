@@ -31,8 +31,17 @@ func compactDue(st state.Compaction, p CompactPolicy, entries int, overBudget bo
 	if !p.Enabled || entries < p.MinEntries {
 		return "", false
 	}
-	if !st.PausedAt.IsZero() && now.Before(st.PausedAt.Add(max(p.Poll, time.Minute))) {
-		return "", false // paused at the day's bound: the trigger still holds, but not before the next poll
+	if !st.PausedAt.IsZero() {
+		// Paused at the day's bound: the trigger still holds, but the pass
+		// waits until the oldest of the day's removals ages out (the pause
+		// cannot end sooner), and at least a poll.
+		resume := st.PausedAt.Add(max(p.Poll, time.Minute))
+		if end := st.PauseEnds(); end.After(resume) {
+			resume = end
+		}
+		if now.Before(resume) {
+			return "", false
+		}
 	}
 	if st.Failures > 0 && now.Before(st.LastAttemptedAt.Add(backoff.Delay(st.Failures, retryBase, max(p.Interval, retryBase)))) {
 		return "", false

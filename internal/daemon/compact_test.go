@@ -33,6 +33,12 @@ func TestCompactDue(t *testing.T) {
 		// not tried again on every turn of the loop (it was ~150 a second).
 		{"paused at the bound just now", state.Compaction{Churn: 20, PausedAt: now.Add(-time.Second), LastAttemptedAt: now.Add(-time.Second), LastCompactedAt: recent}, nil, 10, false, ""},
 		{"paused a poll ago", state.Compaction{Churn: 20, PausedAt: now.Add(-10 * time.Minute), LastAttemptedAt: now.Add(-10 * time.Minute), LastCompactedAt: recent}, nil, 10, false, "churn"},
+		// A poll later the day's removals are all still in the window: the
+		// pause cannot have ended, so the pass is not tried.
+		{"paused a poll ago, removals still count", state.Compaction{Churn: 20, PausedAt: now.Add(-10 * time.Minute), LastAttemptedAt: now.Add(-10 * time.Minute), LastCompactedAt: recent,
+			Removed: []state.Removal{{At: now.Add(-2 * time.Hour), N: 3}, {At: now.Add(-time.Hour), N: 1}}}, nil, 10, false, ""},
+		{"paused, the oldest removal aged out", state.Compaction{Churn: 20, PausedAt: now.Add(-10 * time.Minute), LastAttemptedAt: now.Add(-10 * time.Minute), LastCompactedAt: recent,
+			Removed: []state.Removal{{At: now.Add(-25 * time.Hour), N: 3}, {At: now.Add(-time.Hour), N: 1}}}, nil, 10, false, "churn"},
 		{"third failure waits longer", state.Compaction{Churn: 20, Failures: 3, LastAttemptedAt: now.Add(-15 * time.Minute), LastCompactedAt: recent}, nil, 10, false, ""},
 	}
 	for _, tc := range cases {

@@ -21,8 +21,9 @@ type Compaction struct {
 	LastPassAt time.Time `json:"lastPassAt,omitzero"`
 	// PausedAt is when a pass last stopped at the day's bound on removals
 	// (it waits for a person or for the removals to age out); zero once a
-	// pass has run. Unattended passes are not tried again until a poll
-	// later: the churn that triggered it is still there.
+	// pass has run. Unattended passes are not tried again before the pause
+	// can have ended (PauseEnds), and never sooner than a poll later: the
+	// churn that triggered it is still there.
 	PausedAt time.Time `json:"pausedAt,omitzero"`
 	// Removed records the destructive ops of recent passes (files removed
 	// or cut down), for the bound over a rolling day; older entries are
@@ -71,6 +72,26 @@ func RecordPass(now time.Time) func(*Compaction) {
 		s.LastCompactedAt, s.LastAttemptedAt, s.LastPassAt = now, now, now
 		s.PausedAt = time.Time{}
 	}
+}
+
+// RemovalWindow is the rolling day over which unattended passes' removals
+// are bounded.
+const RemovalWindow = 24 * time.Hour
+
+// PauseEnds is the first moment a pass paused at the day's bound can go on:
+// when the oldest removal recorded ages out of RemovalWindow. Zero when no
+// removal is recorded (nothing to wait for).
+func (c Compaction) PauseEnds() time.Time {
+	var oldest time.Time
+	for _, r := range c.Removed {
+		if oldest.IsZero() || r.At.Before(oldest) {
+			oldest = r.At
+		}
+	}
+	if oldest.IsZero() {
+		return oldest
+	}
+	return oldest.Add(RemovalWindow)
 }
 
 // Removal is one pass's count of destructive ops.
