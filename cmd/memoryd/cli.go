@@ -382,5 +382,5 @@ func stateHome(e env) string {
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(newDedupeHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
 }
