@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
@@ -142,5 +143,60 @@ func TestExtractCodex(t *testing.T) {
 	}
 	if strings.Contains(tr, "CODEX-TOOL-OUTPUT") || strings.Contains(tr, "environment_context") {
 		t.Errorf("tool output or injected context reached the prompt:\n%s", tr)
+	}
+}
+
+// TestExtractSinceFirstRunAndExclude: installed on a machine with older
+// sessions, extraction takes only the sessions active since memoryd first
+// ran there; --since takes older ones on purpose; extract.exclude leaves
+// out a project folder and an agent, whatever their age.
+func TestExtractSinceFirstRunAndExclude(t *testing.T) {
+	w, srv := llmWorld(t, func(user string) string {
+		return answerMemories(memJSON("create", "feedback", "go-tabs", "Tabs in Go files", "Indent Go files with tabs.\nWhy: asked to remember it."))("")
+	})
+	w.env = append(w.env, "MEMORY_EXTRACT_SINCE=install", "MEMORY_EXTRACT_EXCLUDE=~/secret, codex")
+	session := func(uuid, cwd string, mtime time.Time) {
+		file := filepath.Join(w.home, ".claude", "projects", strings.ReplaceAll(cwd, "/", "-"), uuid+".jsonl")
+		line := func(typ, ts string, msg map[string]any) map[string]any {
+			return map[string]any{"type": typ, "cwd": cwd, "sessionId": uuid, "isSidechain": false,
+				"uuid": typ + ts, "timestamp": "2025-06-01T10:00:" + ts + "Z", "message": msg}
+		}
+		appendJSONL(t, file,
+			line("user", "01", map[string]any{"role": "user", "content": "Remember that I prefer tabs in Go files."}),
+			line("assistant", "02", map[string]any{"id": "msg_" + uuid, "role": "assistant", "stop_reason": "end_turn",
+				"content": []any{map[string]any{"type": "text", "text": "Noted."}}}))
+		if err := os.Chtimes(file, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-90 * 24 * time.Hour)
+	session("11111111-1111-4111-8111-111111111111", "/home/ana/proj", old)
+
+	// The first run: the old session is history, not extracted.
+	out, code := w.runCmd(nil, "extract")
+	if code != 0 || len(srv.Prompts()) != 0 {
+		t.Fatalf("first extract took an old session: exit %d, %d requests\n%s", code, len(srv.Prompts()), out)
+	}
+	// A session in an excluded folder, and one in another, both active now.
+	later := time.Now().Add(time.Minute)
+	session("22222222-2222-4222-8222-222222222222", filepath.Join(w.home, "secret", "app"), later)
+	session("33333333-3333-4333-8333-333333333333", "/home/ana/proj", later)
+	out, code = w.runCmd(nil, "extract")
+	if code != 0 || len(srv.Prompts()) != 1 || !strings.Contains(srv.Prompts()[0].User, "33333333") && !strings.Contains(out, "33333333") {
+		t.Fatalf("extract after new sessions: exit %d, %d requests\n%s", code, len(srv.Prompts()), out)
+	}
+	if strings.Contains(out, "22222222") {
+		t.Errorf("the excluded folder's session was extracted:\n%s", out)
+	}
+	// --since takes the old one on purpose; the excluded folder stays out.
+	out, code = w.runCmd(nil, "extract", "--since", "all")
+	if code != 0 || len(srv.Prompts()) != 2 || !strings.Contains(out, "11111111") || strings.Contains(out, "22222222") {
+		t.Fatalf("extract --since all: exit %d, %d requests\n%s", code, len(srv.Prompts()), out)
+	}
+	if out, code := w.runCmd(nil, "extract", "--since", "last tuesday"); code != 2 || !strings.Contains(out, "--since: must be install, all, an age") {
+		t.Errorf("a bad --since: exit %d\n%s", code, out)
+	}
+	if out, code := w.runCmd(nil, "extract", "--session", "codex/abc"); code == 0 || !strings.Contains(out, "extract.exclude leaves out codex") {
+		t.Errorf("an excluded agent's session by name: exit %d\n%s", code, out)
 	}
 }

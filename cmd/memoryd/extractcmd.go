@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
@@ -17,11 +18,12 @@ import (
 func init() {
 	register(&command{
 		name:    "extract",
-		args:    "[--dry-run] [--session ID]",
+		args:    "[--dry-run] [--session ID] [--since AGE|DATE|all]",
 		summary: "Extract memories from agent sessions now: idle sessions with new messages, or the one given.",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("dry-run", false, "print what would be written and change nothing, not even the watermarks")
 			fs.String("session", "", "extract from this session only: its ID, or SOURCE/ID")
+			fs.String("since", "", "take the idle sessions active since `AGE|DATE` (30d, 2026-11-01, all) instead of extract.since (install: since memoryd first ran here); with --dry-run, see what it would cost first")
 			fs.Bool("json", false, "print JSON: each session's pass and the totals (no progress)")
 		},
 		run: runExtract,
@@ -36,6 +38,12 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	f, err := openFolder(e, fs)
 	if err != nil {
 		return err
+	}
+	if since := flagString(fs, "since"); since != "" {
+		if _, err := config.Horizon(since, time.Time{}, time.Now()); err != nil {
+			return usageError{"--since: " + err.Error()}
+		}
+		f.cfg.Extract.Since = since
 	}
 	if f.repo == nil && !dry {
 		return errors.New(f.gitProblem())

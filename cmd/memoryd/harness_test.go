@@ -90,6 +90,9 @@ func newWorld(t testing.TB) *world {
 		"MEMORY_COMMIT_DEBOUNCE_MS=300",
 		"MEMORY_LLM_PROVIDER=none",
 		"MEMORY_LOG_LEVEL=debug",
+		// Tests write their sessions before memoryd first runs; the
+		// default (only sessions active since then) has its own test.
+		"MEMORY_EXTRACT_SINCE=all",
 	}
 	w.git(w.notes, "init", "-q")
 	w.write("README.md", "# notes\n", w.notes)

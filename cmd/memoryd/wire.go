@@ -22,6 +22,7 @@ import (
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
 	"github.com/memoryd/memoryd/internal/watcher"
 )
@@ -384,6 +385,16 @@ func newExtractor(f *folder, c llm.Completer, srcs *transcript.Sources, who stri
 	if f.repo != nil {
 		repo = f.repo
 	}
+	now := time.Now()
+	first, err := state.FirstRun(f.stateDir, now)
+	if err != nil {
+		f.log.Warn("cannot read when memoryd first ran for this folder; extracting the sessions active from now on", "err", err)
+	}
+	since, err := config.Horizon(f.cfg.Extract.Since, first, now)
+	if err != nil { // Validate refused it already; a flag's value is checked by its command
+		since = first
+	}
+	home, _ := os.UserHomeDir()
 	return extractor.New(extractor.Options{
 		Folder:   f.txn(),
 		StateDir: f.stateDir,
@@ -391,5 +402,7 @@ func newExtractor(f *folder, c llm.Completer, srcs *transcript.Sources, who stri
 		Who:      who,
 		Logger:   f.log,
 		Review:   f.cfg.Extract.Reviewed,
+		Since:    since,
+		Exclude:  extractor.SplitExclude(f.cfg.Extract.Exclude, home),
 	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
 }

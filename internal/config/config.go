@@ -60,6 +60,37 @@ type Extract struct {
 	// Review is which extracted facts wait in _inbox/ for a person: "none",
 	// "all", or a comma-separated list of types. MEMORY_EXTRACT_REVIEW.
 	Review string `yaml:"review"`
+	// Since is how far back the sessions the daemon and `memoryd extract`
+	// take go: "install" (those active since memoryd first ran for the
+	// folder), "all", an age ("30d") or a date ("2026-11-01").
+	// MEMORY_EXTRACT_SINCE.
+	Since string `yaml:"since"`
+	// Exclude is what is never extracted, comma-separated: agent names
+	// (opencode, claude, codex) and project folders, as paths or globs
+	// ("~/work/secret", "/srv/*"), each with every folder below it.
+	// MEMORY_EXTRACT_EXCLUDE.
+	Exclude string `yaml:"exclude"`
+}
+
+// Horizon is the time from which sessions are extracted, by since (see
+// Extract.Since), given when memoryd first ran for the folder: the zero
+// time for "all".
+func Horizon(since string, firstRun, now time.Time) (time.Time, error) {
+	switch s := strings.TrimSpace(since); s {
+	case "", "install":
+		return firstRun, nil
+	case "all":
+		return time.Time{}, nil
+	default:
+		if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+			return t, nil
+		}
+		d, err := ParseDuration(s)
+		if err != nil || d <= 0 {
+			return time.Time{}, fmt.Errorf("must be install, all, an age such as 30d or a date such as 2026-11-01 (got %q)", s)
+		}
+		return now.Add(-d), nil
+	}
 }
 
 // Reviewed reports whether an extracted fact of type typ waits for review.
@@ -168,6 +199,7 @@ func Default() Config {
 			Debounce: Duration(60 * time.Second),
 			Model:    "openai/gpt-5-mini",
 			Review:   "none",
+			Since:    "install",
 		},
 		Compact: Compact{
 			Enabled:    true,
@@ -321,6 +353,9 @@ func (c *Config) Validate() error {
 	positive("recall.timeout", c.Recall.Timeout)
 	if c.Review.UnusedAfter < 0 {
 		bad("review.unused_after", "must not be negative, such as 90d, or 0 to turn it off (got %s)", c.Review.UnusedAfter)
+	}
+	if _, err := Horizon(c.Extract.Since, time.Time{}, time.Now()); err != nil {
+		bad("extract.since", "%s", err.Error())
 	}
 	positive("sync.interval", c.Sync.Interval)
 	if r := c.Sync.Remote; r != "" && (strings.HasPrefix(r, "-") || strings.ContainsAny(r, " \t\n\x00")) {

@@ -36,6 +36,8 @@ var fields = []field{
 	{key: "extract.model", env: "MEMORY_EXTRACT_MODEL", ptr: func(c *Config) any { return &c.Extract.Model }},
 	{key: "extract.opencode_db", env: "MEMORY_OPENCODE_DB", path: true, ptr: func(c *Config) any { return &c.Extract.OpenCodeDB }},
 	{key: "extract.review", env: "MEMORY_EXTRACT_REVIEW", ptr: func(c *Config) any { return &c.Extract.Review }},
+	{key: "extract.since", env: "MEMORY_EXTRACT_SINCE", ptr: func(c *Config) any { return &c.Extract.Since }},
+	{key: "extract.exclude", env: "MEMORY_EXTRACT_EXCLUDE", ptr: func(c *Config) any { return &c.Extract.Exclude }},
 	{key: "compact.enabled", env: "MEMORY_COMPACT_ENABLED", ptr: func(c *Config) any { return &c.Compact.Enabled }},
 	{key: "compact.churn", env: "MEMORY_COMPACT_CHURN", ptr: func(c *Config) any { return &c.Compact.Churn }},
 	{key: "compact.min_entries", env: "MEMORY_COMPACT_MIN_ENTRIES", ptr: func(c *Config) any { return &c.Compact.MinEntries }},

@@ -27,7 +27,7 @@ func TestFileErrorsInUsersWords(t *testing.T) {
 		{"environment name as a key", "MEMORY_DIR: /m\n",
 			[]string{"config.yaml:1: MEMORY_DIR: unknown key (did you mean memory_dir?)"}},
 		{"nothing close", "extract:\n  colour: blue\n",
-			[]string{"config.yaml:2: extract.colour: unknown key (known in extract: enabled, debounce, model, opencode_db, review)"}},
+			[]string{"config.yaml:2: extract.colour: unknown key (known in extract: enabled, debounce, model, opencode_db, review, since, exclude)"}},
 		{"number", "compact:\n  churn: lots\n",
 			[]string{`config.yaml:2: compact.churn: must be a whole number (got "lots")`}},
 		{"duration", "memory_dir: /m\ncompact:\n  interval: soon\n",

@@ -26,3 +26,27 @@ func TestReviewUnusedAfter(t *testing.T) {
 		t.Fatalf("negative: %v", err)
 	}
 }
+
+// TestExtractSince: extract.since reads install, all, an age and a date,
+// and refuses anything else naming the key.
+func TestExtractSince(t *testing.T) {
+	first := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	for since, want := range map[string]time.Time{
+		"install": first, "": first, "all": {}, "30d": now.Add(-30 * 24 * time.Hour),
+		"2026-10-01": time.Date(2026, 10, 1, 0, 0, 0, 0, time.Local),
+	} {
+		got, err := Horizon(since, first, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("Horizon(%q) = %v, %v; want %v", since, got, err, want)
+		}
+	}
+	c := Default()
+	err := Parse(strings.NewReader("extract:\n  since: last tuesday\n"), "config.yaml", &c)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), "extract.since: must be install, all, an age") {
+		t.Errorf("a bad extract.since: %v", err)
+	}
+}

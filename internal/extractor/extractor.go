@@ -91,6 +91,11 @@ type Options struct {
 	// Review reports whether a fact of a type waits in the inbox for a
 	// person (extract.review); nil means none does.
 	Review func(typ string) bool
+	// Since leaves out the sessions last active before it (extract.since;
+	// zero: none); Exclude the agents and project folders never extracted
+	// (extract.exclude, read by SplitExclude). See scope.go.
+	Since   time.Time
+	Exclude []string
 }
 
 // Deps are what an Extractor talks to.
@@ -444,6 +449,12 @@ func (x *Extractor) project(ctx context.Context, source, id string) string {
 // failing source is named in the error; the other sources' sessions are
 // returned with it.
 func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.Session, error) {
+	return x.changed(ctx, since, true)
+}
+
+// changed is Changed, leaving out the sessions last active before
+// Options.Since only with horizon set.
+func (x *Extractor) changed(ctx context.Context, since time.Time, horizon bool) ([]transcript.Session, error) {
 	l, err := x.deps.Sources.Changed(ctx, since)
 	x.dirMu.Lock()
 	for _, s := range l.Sessions {
@@ -455,7 +466,7 @@ func (x *Extractor) Changed(ctx context.Context, since time.Time) ([]transcript.
 			err = errors.Join(err, perr)
 		}
 	}
-	return l.Sessions, err
+	return x.inScope(l.Sessions, horizon), err
 }
 
 // prune drops the watermarks of sessions that a complete transcript.Listing of their

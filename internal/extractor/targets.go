@@ -19,7 +19,12 @@ import (
 // that is no longer listed is returned as it is, so the pass says what
 // happened to it.
 func (x *Extractor) Targets(ctx context.Context, want string) ([]transcript.Session, error) {
-	list, err := x.Changed(ctx, time.Time{})
+	if src, _, ok := strings.Cut(want, "/"); ok && excluded(x.opts.Exclude, transcript.Session{Source: src}) {
+		return nil, fmt.Errorf("session %q: extract.exclude leaves out %s", want, src)
+	}
+	// A session named is taken whatever its age; the idle ones only from
+	// Options.Since on.
+	list, err := x.changed(ctx, time.Time{}, want == "")
 	if err != nil && len(list) == 0 {
 		return nil, err
 	}

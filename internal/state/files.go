@@ -41,6 +41,10 @@ const (
 	// provider (the models it offers, OpenCode's own model), kept a day so
 	// that doctor stays fast; `doctor --fresh` asks again.
 	ModelCheckFile = "doctor-model.json"
+	// FirstRunFile records when memoryd first ran for the folder (install
+	// starts the daemon): extraction takes the sessions active since then
+	// unless extract.since says otherwise (FirstRun).
+	FirstRunFile = "first-run.json"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the
