@@ -33,7 +33,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -330,13 +329,13 @@ func syncMessage(subject string, body ...string) commitmsg.Message {
 }
 
 // inboxName is the inbox file for this machine's version of the fact rel
-// (relative to the memory folder): _inbox/<base name>, the name review
-// accepts over the fact; another name when that one is taken.
+// (relative to the memory folder): _inbox/<rel>, subfolders kept, the name
+// review accepts over the fact (index.InboxTarget); another when that one
+// is taken.
 func inboxName(rel string, taken func(string) bool) string {
-	base := path.Base(rel)
-	name := index.InboxDir + "/" + base
+	name := index.InboxFile(rel, 1)
 	for n := 2; taken(name); n++ {
-		name = fmt.Sprintf("%s/%s.mine-%d.md", index.InboxDir, strings.TrimSuffix(base, ".md"), n)
+		name = index.InboxFile(rel, n)
 	}
 	return name
 }
