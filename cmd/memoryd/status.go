@@ -100,7 +100,9 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
 	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
 	r.Unused = unusedProposal(f, time.Now())
-	if !f.cfg.Sync.Enabled && f.repo != nil {
+	// A running daemon's own word on sync counts over the configuration
+	// this command read (its environment may differ).
+	if daemonSyncs := r.Running && r.Daemon != nil && r.Daemon.Sync.Enabled; !daemonSyncs && !f.cfg.Sync.Enabled && f.repo != nil {
 		r.SyncOff, _ = gitsync.Target(ctx, f.repo, f.cfg.Sync.Remote)
 	}
 	if r.Running {
@@ -292,6 +294,8 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 		printSessions(w, s.Extraction, now)
 	}
 	switch {
+	case s != nil && s.Sync.Enabled && r.Running:
+		printSyncStatus(w, s.Sync, now)
 	case r.SyncOff != "":
 		fmt.Fprintf(w, "sync           off; the notes repository has an upstream (%s): %s\n", r.SyncOff, syncOnFix(r.cfgPath))
 	case s != nil && s.Sync.Enabled:

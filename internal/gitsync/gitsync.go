@@ -160,6 +160,13 @@ func (s *Syncer) Round(ctx context.Context) (Result, error) {
 		res.Paused = strings.TrimPrefix(err.Error(), gitstore.ErrBusy.Error()+": ")
 		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
 	}
+	// A fetch killed with SIGKILL leaves the remote-tracking ref's lock,
+	// which would fail every later fetch: removed once stale, like a
+	// commit's locks.
+	if b, locked := repo.RefLock(tracking); locked {
+		res.Paused = b.String()
+		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
 	// Fetch the one branch into its remote-tracking ref, leaving the
 	// user's FETCH_HEAD alone.
 	fctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
