@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/doctor"
+	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -112,6 +114,7 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 		}
 	}
 	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
+	o.Sync = doctorSync(f)
 	if flagString(fs, "llm") == "true" && o.Provider != "none" {
 		if c, _, err := newLLM(f); err == nil {
 			o.Live = c
@@ -145,4 +148,20 @@ func printFindings(w io.Writer, findings []doctor.Finding) {
 			fmt.Fprintf(w, "         fix: %s\n", x.Fix)
 		}
 	}
+}
+
+// doctorSync is sync's state for doctor: the configuration, the upstream,
+// and what the daemon last published (also when none runs now: a remote
+// that refused the credentials a day ago still does).
+func doctorSync(f *folder) doctor.SyncState {
+	s := doctor.SyncState{Enabled: f.cfg.Sync.Enabled, Now: time.Now()}
+	if f.repo == nil {
+		return s
+	}
+	s.Target, s.TargetErr = gitsync.Target(context.Background(), f.repo, f.cfg.Sync.Remote)
+	var st daemon.Status
+	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil && st.Sync.Enabled {
+		s.OfflineSince, s.Problem, s.Paused = st.Sync.OfflineSince, st.Sync.Problem, st.Sync.Paused
+	}
+	return s
 }

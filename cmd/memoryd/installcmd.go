@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -10,13 +11,15 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 )
 
 func init() {
 	register(&command{
 		name:    "install",
-		args:    "[--memory-dir DIR] [--opencode] [--claude] [--keep-claude-memory] [--codex] [--git-init] [--no-service]",
+		args:    "[--memory-dir DIR] [--opencode] [--claude] [--keep-claude-memory] [--codex] [--git-init] [--no-service] [--sync|--no-sync]",
 		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and the agents' wiring).",
 		flags: func(fs *flag.FlagSet) {
 			fs.Bool("opencode", false, "OpenCode: PROTOCOL.md and MEMORY.md in its instructions, the MCP server, the project-index plugin")
@@ -25,6 +28,8 @@ func init() {
 			fs.Bool("codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server, trusted SessionStart and UserPromptSubmit hooks")
 			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
 			fs.Bool("no-service", false, "set up everything but the service, and say how to run memoryd yourself")
+			fs.Bool("sync", false, "turn sync on (sync.enabled: true): the daemon pulls and pushes the notes repository's upstream")
+			fs.Bool("no-sync", false, "leave sync off (sync.enabled: false) without asking")
 		},
 		run: runInstall,
 	})
@@ -130,6 +135,9 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	o.KeepClaudeMemory = flagBool(fs, "keep-claude-memory")
 	o.GitInit = flagString(fs, "git-init") == "true"
 	o.NoService = flagString(fs, "no-service") == "true"
+	if o.Sync, err = installSync(ctx, e, fs, dir); err != nil {
+		return err
+	}
 	r, err := install.Install(ctx, o)
 	switch {
 	case err != nil:
@@ -178,4 +186,36 @@ func serviceState(ctx context.Context, e env) string {
 	default:
 		return fmt.Sprintf("%s, installed but not running (%s) — memoryd start", st.Platform, st.Detail)
 	}
+}
+
+// installSync decides what install writes as sync.enabled: --sync or
+// --no-sync; else, when the notes repository has an upstream and the
+// config file says nothing of sync.enabled, the person's answer when
+// install runs in a terminal, or nothing and a hint when it does not.
+// nil means leave the config file as it is.
+func installSync(ctx context.Context, e env, fs *flag.FlagSet, dir string) (*bool, error) {
+	on, off := flagBool(fs, "sync"), flagBool(fs, "no-sync")
+	switch {
+	case on && off:
+		return nil, usageError{"--sync and --no-sync contradict each other: give one"}
+	case on || off:
+		return &on, nil
+	}
+	repo, err := gitstore.Open(dir, gitstore.Options{})
+	if err != nil {
+		return nil, nil // no repository (yet): nothing to sync with
+	}
+	cfg, _, _ := readConfig(e, fs)
+	target, err := gitsync.Target(ctx, repo, cfg.Sync.Remote)
+	if err != nil || cfg.Origin("sync.enabled").Source != config.FromDefault {
+		return nil, nil
+	}
+	if !isTerminal(e.stdin) || !isTerminal(e.stdout) {
+		fmt.Fprintf(e.stdout, "The notes repository has an upstream (%s); sync is off. To share the memory with your other machines through it: memoryd install --sync\n", target)
+		return nil, nil
+	}
+	fmt.Fprintf(e.stdout, "The notes repository has an upstream (%s). Turn sync on, so that the daemon pulls and pushes the memory through it? [y/N] ", target)
+	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	yes := strings.HasPrefix(strings.ToLower(strings.TrimSpace(answer)), "y")
+	return &yes, nil
 }

@@ -68,12 +68,13 @@ func TestKillNineLoop(t *testing.T) {
 }
 
 // startGroup starts `memoryd run` in a process group of its own (so its
-// git children can be killed with it) and waits for its first rebuild.
-func (w *world) startGroup() *proc {
+// git children can be killed with it), with the world's environment plus
+// extra, and waits for its first rebuild.
+func (w *world) startGroup(extra ...string) *proc {
 	w.t.Helper()
 	p := &proc{done: make(chan struct{})}
 	p.cmd = exec.Command(binPath, "run")
-	p.cmd.Env = w.env
+	p.cmd.Env = append(append([]string{}, w.env...), extra...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {

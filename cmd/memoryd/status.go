@@ -13,6 +13,7 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/cost"
 	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -51,11 +52,15 @@ type statusReport struct {
 	// Unused proposes the facts no agent used for review.unused_after for a
 	// person's review; absent when that is off or no fact qualifies.
 	Unused *unusedReport `json:"unused,omitempty"`
+	// SyncOff is the notes repository's upstream ("origin/main") when it has
+	// one and sync.enabled is off; absent otherwise.
+	SyncOff string `json:"syncOff,omitempty"`
 	// Fix is the command that starts the daemon in the situation found,
 	// when none runs.
 	Fix string `json:"fix,omitempty"`
 
-	crashed bool // the last daemon did not shut down cleanly
+	crashed bool   // the last daemon did not shut down cleanly
+	cfgPath string // the config file, for the advice
 }
 
 // commitReport is the newest commit touching the memory folder.
@@ -80,7 +85,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	svc := lookupService(ctx, e)
-	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe()}
+	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe(), cfgPath: f.cfgPath}
 	r.Running = state.InstanceHeld(f.stateDir, f.dir)
 	var st daemon.Status
 	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil {
@@ -95,6 +100,11 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
 	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
 	r.Unused = unusedProposal(f, time.Now())
+	// A running daemon's own word on sync counts over the configuration
+	// this command read (its environment may differ).
+	if daemonSyncs := r.Running && r.Daemon != nil && r.Daemon.Sync.Enabled; !daemonSyncs && !f.cfg.Sync.Enabled && f.repo != nil {
+		r.SyncOff, _ = gitsync.Target(ctx, f.repo, f.cfg.Sync.Remote)
+	}
 	if r.Running {
 		if r.Daemon != nil {
 			r.Problems = append(r.Problems, r.Daemon.Problems()...)
@@ -283,7 +293,12 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 	if r.Running && s != nil {
 		printSessions(w, s.Extraction, now)
 	}
-	if s != nil && s.Sync.Enabled {
+	switch {
+	case s != nil && s.Sync.Enabled && r.Running:
+		printSyncStatus(w, s.Sync, now)
+	case r.SyncOff != "":
+		fmt.Fprintf(w, "sync           off; the notes repository has an upstream (%s): %s\n", r.SyncOff, syncOnFix(r.cfgPath))
+	case s != nil && s.Sync.Enabled:
 		printSyncStatus(w, s.Sync, now)
 	}
 	printTokens(w, r.Tokens, now)

@@ -16,7 +16,7 @@ var syncEnv = []string{"MEMORY_SYNC_ENABLED=1", "MEMORY_SYNC_INTERVAL_MS=400"}
 
 // syncWorlds makes two worlds whose notes repositories are clones of one
 // bare remote on disk, each with its own home and state folder.
-func syncWorlds(t *testing.T) (remote string, a, b *world) {
+func syncWorlds(t testing.TB) (remote string, a, b *world) {
 	t.Helper()
 	a = newWorld(t)
 	remote = filepath.Join(t.TempDir(), "remote.git")

@@ -119,3 +119,12 @@ func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
 	}
 	fmt.Fprintln(w)
 }
+
+// syncOnFix is how to turn sync on, in status's words.
+func syncOnFix(cfgPath string) string {
+	where := "the config file"
+	if cfgPath != "" {
+		where = cfgPath
+	}
+	return "to sync the memory through it, memoryd install --sync (or set sync.enabled: true in " + where + "), then memoryd restart"
+}

@@ -97,6 +97,7 @@ func (l *loop) run(ctx context.Context) error {
 		defer l.search.wait()
 	}
 	l.loadCompactState(now)
+	l.readPreviousSync()
 	l.initStatus(now)
 	l.initSync(now)
 	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)

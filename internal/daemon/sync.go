@@ -10,6 +10,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/backoff"
 	"github.com/memoryd/memoryd/internal/gitsync"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // Syncer runs one sync round with the notes repository's remote
@@ -56,7 +57,11 @@ type syncState struct {
 	running bool
 	again   bool // a commit came while a round ran: another follows it
 	fails   int
-	results chan syncResult
+	// offlineBefore is when the previous daemon's rounds started failing
+	// to reach the remote, zero when they did not: a refusal that lasts
+	// a day is still seen after a restart.
+	offlineBefore time.Time
+	results       chan syncResult
 }
 
 type syncResult struct {
@@ -76,6 +81,16 @@ func (l *loop) initSync(now time.Time) {
 	l.status.Sync.Enabled = l.syncOn()
 	if l.syncOn() {
 		l.sync.next = now
+	}
+}
+
+// readPreviousSync keeps from the previous daemon's status, before this
+// one publishes its own, when its rounds started failing to reach the
+// remote.
+func (l *loop) readPreviousSync() {
+	var prev Status
+	if err := state.ReadJSON(l.d.opts.StateDir, state.StatusFile, &prev); err == nil && prev.Sync.Enabled {
+		l.sync.offlineBefore = prev.Sync.OfflineSince
 	}
 }
 
@@ -147,6 +162,7 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 			l.log.Info("sync recovered", "remote", s.Remote)
 		}
 		l.sync.fails, s.Problem, s.OfflineSince, s.LastSyncAt = 0, "", time.Time{}, now
+		l.sync.offlineBefore = time.Time{}
 		l.sync.next = now.Add(interval)
 		if l.sync.again {
 			l.afterCommitSync(now)
@@ -164,6 +180,9 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 		if errors.Is(r.err, gitsync.ErrOffline) {
 			if s.OfflineSince.IsZero() {
 				s.OfflineSince = now
+				if before := l.sync.offlineBefore; !before.IsZero() && before.Before(now) {
+					s.OfflineSince = before
+				}
 			}
 		} else {
 			s.OfflineSince = time.Time{}

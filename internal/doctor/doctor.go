@@ -70,6 +70,8 @@ type Options struct {
 	Live llm.Completer
 	// Sources are the transcript stores extraction would read.
 	Sources *transcript.Sources
+	// Sync is sync's configuration and last known state.
+	Sync SyncState
 }
 
 // Run runs every check and returns the findings in order.
@@ -81,6 +83,7 @@ func Run(ctx context.Context, o Options) []Finding {
 		d.folder()
 		d.configFile()
 		d.git()
+		d.syncCheck()
 		d.files()
 		d.watchLimit()
 		d.openFiles()

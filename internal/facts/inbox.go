@@ -3,7 +3,6 @@ package facts
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
@@ -63,7 +62,7 @@ func (w *Writer) review(ctx context.Context, name, action, reason string, force 
 	if err != nil {
 		return Done{}, err
 	}
-	target := path.Base(m.File)
+	target := index.InboxTarget(m.File)
 	done := Done{File: target, Action: action, reason: oneLine(reason)}
 	if action == "accepted" {
 		if err := w.accept(ctx, tx, m, target, force); err != nil {

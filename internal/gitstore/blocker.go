@@ -129,3 +129,26 @@ func (r *Repo) gitRel(path string) string {
 	}
 	return path
 }
+
+// RefLock reports on the lock file of the ref named ref
+// ("refs/remotes/origin/main") the way Busy does on a commit's locks, and
+// removes it when it is stale (see Busy): sync's fetch takes that lock, and
+// one left by a fetch killed with SIGKILL would make every later fetch
+// fail. It returns the Blocker and true while the lock stands.
+func (r *Repo) RefLock(ref string) (Blocker, bool) {
+	dir := r.gitDir
+	if r.commonDir != "" {
+		dir = r.commonDir
+	}
+	path := filepath.Join(dir, filepath.FromSlash(ref)+".lock")
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return Blocker{}, false
+	}
+	procs, known := r.gitProcesses()
+	b := r.lockBlocker(path, fi, procs, known, time.Now())
+	if b.stale && r.removeStale(b) {
+		return Blocker{}, false
+	}
+	return b, true
+}

@@ -33,7 +33,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,6 +158,13 @@ func (s *Syncer) Round(ctx context.Context) (Result, error) {
 	// the same remote-tracking ref's lock.
 	if err := repo.Busy(); err != nil {
 		res.Paused = strings.TrimPrefix(err.Error(), gitstore.ErrBusy.Error()+": ")
+		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
+	// A fetch killed with SIGKILL leaves the remote-tracking ref's lock,
+	// which would fail every later fetch: removed once stale, like a
+	// commit's locks.
+	if b, locked := repo.RefLock(tracking); locked {
+		res.Paused = b.String()
 		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
 	}
 	// Fetch the one branch into its remote-tracking ref, leaving the
@@ -330,13 +336,13 @@ func syncMessage(subject string, body ...string) commitmsg.Message {
 }
 
 // inboxName is the inbox file for this machine's version of the fact rel
-// (relative to the memory folder): _inbox/<base name>, the name review
-// accepts over the fact; another name when that one is taken.
+// (relative to the memory folder): _inbox/<rel>, subfolders kept, the name
+// review accepts over the fact (index.InboxTarget); another when that one
+// is taken.
 func inboxName(rel string, taken func(string) bool) string {
-	base := path.Base(rel)
-	name := index.InboxDir + "/" + base
+	name := index.InboxFile(rel, 1)
 	for n := 2; taken(name); n++ {
-		name = fmt.Sprintf("%s/%s.mine-%d.md", index.InboxDir, strings.TrimSuffix(base, ".md"), n)
+		name = index.InboxFile(rel, n)
 	}
 	return name
 }

@@ -58,6 +58,9 @@ type Options struct {
 	CodexHome string
 	GitInit   bool // Install: `git init` the memory folder itself when no repository encloses it
 	NoService bool // Install: every step but the service; the advice says how to run memoryd
+	// Sync, when not nil, is what Install writes as sync.enabled in the
+	// config file (--sync, --no-sync, or the person's answer).
+	Sync *bool
 	// KeepClaudeMemory leaves Claude Code's own auto-memory as it is;
 	// otherwise Install (with Claude) turns it off and Uninstall restores it.
 	KeepClaudeMemory bool

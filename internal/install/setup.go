@@ -41,6 +41,16 @@ func setupFolder(ctx context.Context, o *Options, r *Report) error {
 		return fmt.Errorf("install: %w", err)
 	}
 	r.step(o, Step{What: "config file", Path: o.ConfigPath, Outcome: res})
+	if o.Sync != nil {
+		res, err := SetSyncEnabled(o.ConfigPath, *o.Sync)
+		if err != nil {
+			return fmt.Errorf("install: %w", err)
+		}
+		r.step(o, Step{What: "sync", Path: o.ConfigPath, Outcome: res, Note: fmt.Sprintf("sync.enabled: %t", *o.Sync)})
+		if res == Updated {
+			r.hint(o, "A daemon already running reads sync.enabled when it starts again: memoryd restart")
+		}
+	}
 
 	if err := ensureProtocol(o, r); err != nil {
 		return err
