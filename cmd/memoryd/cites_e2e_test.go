@@ -1,33 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-// runIn runs a memoryd command in dir, stdin given, and returns its two
-// outputs and exit status.
-func (w *world) runIn(dir, stdin string, extra []string, args ...string) (stdout, stderr string, code int) {
-	w.t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir, cmd.Env = dir, append(append([]string{}, w.env...), extra...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errOut.String(), ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatal(err)
-	}
-	return out.String(), errOut.String(), 0
-}
 
 // citeProject makes the project repository "app" under the world's home:
 // src/app.go and ship.sh, committed.

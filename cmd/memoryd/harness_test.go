@@ -262,17 +262,7 @@ func (w *world) runCmd(extra []string, args ...string) (output string, code int)
 // runCmd2 runs a memoryd command and returns its two outputs apart.
 func (w *world) runCmd2(extra []string, args ...string) (stdout, stderr string, code int) {
 	w.t.Helper()
-	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(append([]string{}, w.env...), extra...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errOut.String(), ee.ExitCode()
-	} else if err != nil {
-		w.t.Fatal(err)
-	}
-	return out.String(), errOut.String(), 0
+	return w.runIn("", "", extra, args...)
 }
 
 func statusJSON(t testing.TB, s string) statusReport {
@@ -285,3 +275,21 @@ func statusJSON(t testing.TB, s string) statusReport {
 
 // unstamped is stamp.Strip.
 var unstamped = stamp.Strip
+
+// runIn runs a memoryd command in dir, stdin given, and returns its two
+// outputs and exit status.
+func (w *world) runIn(dir, stdin string, extra []string, args ...string) (stdout, stderr string, code int) {
+	w.t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir, cmd.Env = dir, append(append([]string{}, w.env...), extra...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return out.String(), errOut.String(), ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), errOut.String(), 0
+}

@@ -48,15 +48,9 @@ func Slug(dir string) string {
 // resolved. Paths a fact cites (metadata.cites) are relative to it. Like
 // Slug it starts no git process.
 func Root(dir string) string {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := absReal(dir)
 	if err != nil {
 		return dir
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
 	}
 	for d := abs; ; {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
@@ -70,17 +64,27 @@ func Root(dir string) string {
 	}
 }
 
-// top returns the folder whose base name names dir's project.
-func top(dir string) string {
+// absReal returns dir ("" is the current folder) absolute, with symbolic
+// links resolved where they can be.
+func absReal(dir string) (string, error) {
 	if dir == "" {
 		dir = "."
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return dir
+		return "", err
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
+	}
+	return abs, nil
+}
+
+// top returns the folder whose base name names dir's project.
+func top(dir string) string {
+	abs, err := absReal(dir)
+	if err != nil {
+		return dir
 	}
 	for d := abs; ; {
 		fi, err := os.Stat(filepath.Join(d, ".git"))
