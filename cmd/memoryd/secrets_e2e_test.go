@@ -75,3 +75,45 @@ func TestSecretInDescriptionHoldsOnlyTheFact(t *testing.T) {
 		t.Fatal("the file with the secret was committed")
 	}
 }
+
+// TestLocalSecretFormsNeverCommitted: passwords labelled in other languages,
+// a .pgpass line, an otpauth URI and a session cookie are held out of the
+// daemon's commits like an API key, while a note that only talks about a
+// Passwort is committed.
+func TestLocalSecretFormsNeverCommitted(t *testing.T) {
+	w := newWorld(t)
+	p := w.startDaemon()
+	defer p.stop(t)
+	forms := map[string]string{
+		"passwort":   "DB Passwort: Xk9mR2qLw7",
+		"motdepasse": "mot de passe : Xk9mR2qLw7",
+		"contrasena": "contraseña: Xk9mR2qLw7",
+		"parol":      "пароль: Xk9mR2qLw7",
+		"mima":       "密码：Xk9mR2qLw7",
+		"pgpass":     "db.example.com:5432:app:app_user:Xk9mR2qLw7",
+		"otp":        "otpauth://totp/Acme:ana?issuer=Acme&secret=JBSWY3DP",
+		"cookie":     "Cookie: session=8f3kd93kdmxq0s9dkeiw0",
+	}
+	for name, text := range forms {
+		w.write("reference-"+name+".md", memoryFile("reference", name, "Staging access", "Staging notes.\n"+text))
+	}
+	w.write("user-policy.md", memoryFile("user", "policy", "Password policy", "Change your Passwort every 90 days; the password field is in config.yaml."))
+	waitFor(t, "the ordinary note's commit", func() bool { return w.show("memory/user-policy.md") != "" })
+	waitFor(t, "status to name every held file", func() bool {
+		held := strings.Join(w.status().Git.Held, "\n")
+		for name := range forms {
+			if !strings.Contains(held, "reference-"+name+".md:") {
+				return false
+			}
+		}
+		return true
+	})
+	for name := range forms {
+		if w.show("memory/reference-"+name+".md") != "" {
+			t.Errorf("reference-%s.md was committed", name)
+		}
+	}
+	if log := w.git(w.notes, "log", "-p", "--all"); strings.Contains(log, "Xk9mR2qLw7") || strings.Contains(log, "JBSWY3DP") || strings.Contains(log, "8f3kd93k") {
+		t.Fatal("a secret reached the history")
+	}
+}

@@ -139,6 +139,37 @@ var secretRules = sync.OnceValue(func() []secretRule {
 			group: 1, vet: vetValue(flagValue),
 		},
 		{
+			// Passwort: X, mot de passe : X, contraseña: X, пароль: X,
+			// 密码：X (a fullwidth colon), password：X. Compounds count
+			// (Datenbankpasswort: X); prose without a colon does not
+			// ("change your Passwort every 90 days"). Groups as in
+			// "password" below, so vetPassword applies.
+			name: "password", hints: []string{"passwort", "kennwort", "passe", "contrase", "senha", "wachtwoord", "hasło", "haslo", "lösenord", "losenord", "salasana", "passord", "adgangskode", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "password："},
+			re:    regexp.MustCompile(`(?i)([\p{L}0-9_.-]*(?:passwort|kennwort|mot de passe|contraseña|contrasena|senha|wachtwoord|hasło|haslo|lösenord|losenord|salasana|passord|adgangskode|пароль|密码|密碼|口令|パスワード|비밀번호)|[a-z0-9_.-]*password)["']?(\s*(?:[:=]|：)\s*)("[^"\n]*"|'[^'\n]*'|[^\s"'「」]+)`),
+			group: 3, vet: vetLocalPassword,
+		},
+		{
+			// A .pgpass line: host:port:database:user:password, whole
+			// fields, the port a number or *, nothing after the password.
+			name: "pgpass password", hints: []string{":"},
+			re:    regexp.MustCompile(`(?m)(?:^|[\s` + "`" + `'"])[A-Za-z0-9._*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s:` + "`" + `'"]+)(?:$|[\s` + "`" + `'",;)])`),
+			group: 1, vet: vetValue(pgpassValue),
+		},
+		{
+			// otpauth://totp/Acme:ana?secret=JBSWY3DP&issuer=Acme: the seed of
+			// every one-time code.
+			name: "OTP secret", hints: []string{"otpauth://"},
+			re:    regexp.MustCompile(`(?i)otpauth://[a-z]+/[^\s?]*\?(?:[^\s#]*?[&;])?secret=([A-Za-z2-7=%]+)`),
+			group: 1,
+		},
+		{
+			// Cookie: session=X; theme=dark, Set-Cookie: sid=X, curl -b
+			// 'sid=X', --cookie "sid=X": a session cookie is a login.
+			name: "session cookie", hints: []string{"cookie", "-b "},
+			re:    regexp.MustCompile(`(?i)(?:\b(?:set-)?cookie["']?\s*:\s*|\bcurl\b[^\n;|&]*?\s(?:-b|--cookie)(?:\s+|=))["']?([^\n"']+)`),
+			group: 1, vet: vetCookie,
+		},
+		{
 			// password=X, "password": "X", PGPASSWORD=X, db_pass: X, pin: X,
 			// "my password is X" (prose: see vetPassword).
 			name: "password", hints: []string{"pass", "pwd", "pin"},
@@ -424,4 +455,55 @@ func wordList(words string) map[string]bool {
 		set[w] = true
 	}
 	return set
+}
+
+// vetLocalPassword vets a password labelled in another language or with a
+// fullwidth colon: as vetPassword, and the value is no pointer word of
+// those languages ("Passwort: siehe Tresor", "mot de passe : voir le
+// coffre").
+func vetLocalPassword(s string, m []int, lo, hi int) (int, int, bool) {
+	v := strings.ToLower(strings.TrimRight(s[lo:hi], ".,;:!?)"))
+	if localPointers[v] {
+		return lo, hi, false
+	}
+	for _, p := range cjkPointers {
+		if strings.HasPrefix(v, p) {
+			return lo, hi, false
+		}
+	}
+	// "Mot de passe :" and the German one "Passwort:": the quote closes
+	// the label and opens no value.
+	if q := unquote(v); q != v && strings.TrimSpace(q) != q {
+		return lo, hi, false
+	}
+	return vetPassword(s, m, lo, hi)
+}
+
+// localPointers start a hint about where a password is, in the languages
+// the label rule reads.
+var localPointers = wordList(`siehe im in beim bei liegt steht fragen frag gespeichert voir dans demander chez stocké ver en
+	pedir preguntar guardada guardado veja ver pergunte zie vraag в см спросить спроси хранится`)
+
+// cjkPointers start such a hint in languages written without spaces:
+// "密码：见团队保险库" (see the team vault).
+var cjkPointers = []string{"见", "參見", "参见", "存", "保存", "询问", "詢問", "请", "請", "在", "参照", "保管"}
+
+// pgpassValue vets the last field of a .pgpass line: no placeholder, and
+// not a number alone (a time or a version: 10:30:00:12:59).
+func pgpassValue(s string) bool {
+	return notPlaceholder(s) && strings.Trim(s, "0123456789.") != ""
+}
+
+// vetCookie vets a cookie header's value: it is a secret when one of its
+// name=value pairs holds a value that looks made ("session=8f3kd93k…"),
+// not "theme=dark" alone. The span is the whole header value.
+func vetCookie(s string, _ []int, lo, hi int) (int, int, bool) {
+	v := strings.TrimRight(s[lo:hi], " \t\r")
+	for _, pair := range strings.Split(v, ";") {
+		_, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if f := strings.Fields(val); ok && len(f) > 0 && credentialLike(strings.Trim(f[0], `"`)) {
+			return lo, lo + len(v), true
+		}
+	}
+	return lo, hi, false
 }
