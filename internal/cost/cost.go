@@ -46,7 +46,7 @@ func NewCounter(next llm.Completer, stateDir string, log *slog.Logger) *Counter 
 // and does not fail the call: the answer has been paid for already.
 func (c *Counter) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	resp, err := c.next.Complete(ctx, req)
-	n := resp.InputTokens + resp.OutputTokens
+	n := max(resp.InputTokens, 0) + max(resp.OutputTokens, 0)
 	if err == nil {
 		n = resp.Tokens(req)
 	}

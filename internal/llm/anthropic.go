@@ -47,10 +47,10 @@ type anthropicAnswer struct {
 	} `json:"content"`
 	StopReason string `json:"stop_reason"`
 	Usage      struct {
-		InputTokens              int `json:"input_tokens"`
-		OutputTokens             int `json:"output_tokens"`
-		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+		InputTokens              tokenCount `json:"input_tokens"`
+		OutputTokens             tokenCount `json:"output_tokens"`
+		CacheCreationInputTokens tokenCount `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     tokenCount `json:"cache_read_input_tokens"`
 	} `json:"usage"`
 }
 
@@ -99,7 +99,7 @@ func parseAnthropic(data []byte) (Response, error) {
 	u := a.Usage
 	return Response{
 		Text:         text.String(),
-		InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
-		OutputTokens: u.OutputTokens,
+		InputTokens:  sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),
+		OutputTokens: sumTokens(u.OutputTokens),
 	}, nil
 }

@@ -114,18 +114,29 @@ type Request struct {
 type Response struct {
 	Text string
 	// InputTokens and OutputTokens are what the provider reported (0 when it
-	// reported nothing). Input includes cached prompt tokens; output includes
-	// reasoning tokens.
+	// reported nothing, -1 when what it reported is no count: a word, a
+	// negative, a fraction, more than a call can use). Input includes
+	// cached prompt tokens; output includes reasoning tokens.
 	InputTokens, OutputTokens int
 }
 
 // Tokens is the call's token count as the provider reported it, else an
-// estimate of a token per four characters of prompt and answer.
+// estimate of a token per four bytes of prompt and answer. A report that
+// is missing, unreadable, or less than a token per 16 bytes sent and
+// received (no tokenizer packs text that tightly: the report is wrong) is
+// replaced by the estimate, so that a reply can never make a call cost
+// less than what went over the wire. It is never negative.
 func (r Response) Tokens(req Request) int {
-	if n := r.InputTokens + r.OutputTokens; n > 0 {
+	size := len(req.System) + len(req.Prompt) + len(r.Text)
+	estimate := (size + 3) / 4
+	in, out := r.InputTokens, r.OutputTokens
+	if in < 0 || out < 0 || in > maxCallTokens || out > maxCallTokens {
+		return estimate
+	}
+	if n := in + out; n > 0 && n >= size/16 {
 		return n
 	}
-	return (len(req.System) + len(req.Prompt) + len(r.Text) + 3) / 4
+	return estimate
 }
 
 // Completer asks a model for one completion. Implementations are safe for

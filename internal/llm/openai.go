@@ -45,8 +45,8 @@ type openAIAnswer struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens     tokenCount `json:"prompt_tokens"`
+		CompletionTokens tokenCount `json:"completion_tokens"`
 	} `json:"usage"`
 }
 
@@ -91,7 +91,7 @@ func parseOpenAI(data []byte) (Response, error) {
 	}
 	return Response{
 		Text:         *c.Message.Content,
-		InputTokens:  a.Usage.PromptTokens,
-		OutputTokens: a.Usage.CompletionTokens,
+		InputTokens:  sumTokens(a.Usage.PromptTokens),
+		OutputTokens: sumTokens(a.Usage.CompletionTokens),
 	}, nil
 }

@@ -191,12 +191,12 @@ type promptAnswer struct {
 			} `json:"data"`
 		} `json:"error"`
 		Tokens struct {
-			Input     int `json:"input"`
-			Output    int `json:"output"`
-			Reasoning int `json:"reasoning"`
+			Input     tokenCount `json:"input"`
+			Output    tokenCount `json:"output"`
+			Reasoning tokenCount `json:"reasoning"`
 			Cache     struct {
-				Read  int `json:"read"`
-				Write int `json:"write"`
+				Read  tokenCount `json:"read"`
+				Write tokenCount `json:"write"`
 			} `json:"cache"`
 		} `json:"tokens"`
 		Finish string `json:"finish"`
@@ -237,7 +237,7 @@ func (s *ocServer) prompt(ctx context.Context, dir, sid string, body promptBody)
 	t := a.Info.Tokens
 	return Response{
 		Text:         text.String(),
-		InputTokens:  t.Input + t.Cache.Read + t.Cache.Write,
-		OutputTokens: t.Output + t.Reasoning,
+		InputTokens:  sumTokens(t.Input, t.Cache.Read, t.Cache.Write),
+		OutputTokens: sumTokens(t.Output, t.Reasoning),
 	}, nil
 }

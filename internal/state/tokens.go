@@ -81,7 +81,7 @@ func AddTokens(now time.Time, task string, n int) func(*Tokens) {
 			t.Days[day] = map[string]Usage{}
 		}
 		u := t.Days[day][task]
-		u.Tokens += n
+		u.Tokens += max(n, 0) // a call never lowers the count
 		u.Calls++
 		t.Days[day][task] = u
 	}
