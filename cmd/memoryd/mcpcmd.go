@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/mcpserver"
 	"github.com/memoryd/memoryd/internal/project"
@@ -50,7 +48,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Writer:  f.modelWriter,
 		Used:    f.countUse,
 	})
-	err = s.Run(ctx, &mcp.StdioTransport{})
+	err = s.Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil // a signal: the client is going away
 	}

@@ -164,7 +164,7 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 		return nil, nil, err
 	}
 	if len(hits) == 0 {
-		return text("No facts match " + in.Query + ". Try other words, or project \"all\"."), nil, nil
+		return text("No facts match " + quote(in.Query) + ". Try other words, or project \"all\"."), nil, nil
 	}
 	files := make([]string, len(hits))
 	for i, hit := range hits {
@@ -196,7 +196,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		// The indexes context shows ("MEMORY.alpha-app.md") read by name.
 		data, err := index.ReadPlain(h.o.Dir, name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w %q: that index is not there (memoryd rebuild writes it)", facts.ErrNotFound, name)
+			return nil, nil, fmt.Errorf("%w %s: that index is not there (memoryd rebuild writes it)", facts.ErrNotFound, quote(name))
 		}
 		return text("# " + name + "\n" + string(data)), nil, nil
 	}
