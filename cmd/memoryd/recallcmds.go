@@ -79,7 +79,9 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n,
 		Explain: flagString(fs, "explain") == "true", AllVersions: flagBool(fs, "all-versions")}
 	q.Embedder = embedder(f)
-	hits, err := search.Find(ctx, f.stateDir, f.dir, q)
+	hits, err := search.FindOrScan(ctx, f.stateDir, f.dir, q, func(err error) {
+		fmt.Fprintf(e.stderr, "memoryd: the search index cannot be used (%v); answered from the files\n", err)
+	})
 	if errors.Is(err, search.ErrNoWords) {
 		return usageError{fmt.Sprintf("give words to search for: %q has no letters or digits", q.Words)}
 	}

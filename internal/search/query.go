@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
@@ -208,8 +209,51 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 // Find is FreshSearch for a command that searches once: it opens the
-// index, answers, and closes it.
+// index, answers, and closes it. When the index cannot be used — locked
+// by another process past the busy timeout, read-only, unopenable — it
+// answers from the files (see FindOrScan).
 func Find(ctx context.Context, stateDir, memoryDir string, q Query) ([]Hit, error) {
+	return FindOrScan(ctx, stateDir, memoryDir, q, nil)
+}
+
+// FindOrScan is Find that reports to onFallback (when set) why it answered
+// from the files (see scanFind); it fails only when that fails too.
+func FindOrScan(ctx context.Context, stateDir, memoryDir string, q Query, onFallback func(error)) ([]Hit, error) {
+	hits, err := findIndexed(ctx, stateDir, memoryDir, q)
+	if err == nil || errors.Is(err, ErrNoWords) || ctx.Err() != nil {
+		return hits, err
+	}
+	hits, ferr := scanFind(ctx, memoryDir, q)
+	if ferr != nil {
+		return nil, err
+	}
+	if onFallback != nil {
+		onFallback(err)
+	}
+	return hits, nil
+}
+
+// scanFind answers q from the files alone, with the same ranking: it
+// builds a throwaway index of memoryDir in a temporary folder and searches
+// it. Words only (no embeddings: every fact would be embedded again), and
+// no feedback from the state folder. It costs a full build, about as long
+// as `memoryd rebuild` takes.
+func scanFind(ctx context.Context, memoryDir string, q Query) ([]Hit, error) {
+	tmp, err := os.MkdirTemp("", "memoryd-search-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	x, err := Open(tmp, memoryDir)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	q.Embedder = nil
+	return x.FreshSearch(ctx, q)
+}
+
+func findIndexed(ctx context.Context, stateDir, memoryDir string, q Query) ([]Hit, error) {
 	x, err := Open(stateDir, memoryDir)
 	if err != nil {
 		return nil, err
