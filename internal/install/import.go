@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -55,8 +56,18 @@ type ClaudeProblem struct {
 // of its project for every type but user (a fact Claude Code keeps per
 // project only holds there); provenance agent claude-code with the
 // project's directory. It changes nothing. A missing folder holds no facts.
+//
+// The folder is read as untrusted: a link (a project folder, its memory
+// folder or a fact) that leads out of claudeDir is not followed, a file
+// over index.MaxFileSize is not read, and escape sequences and control
+// characters are taken out of what is imported; each file left out is a
+// ClaudeProblem that says why.
 func ReadClaudeMemory(claudeDir string, now time.Time) ([]ClaudeFact, []ClaudeProblem, error) {
 	projects := filepath.Join(claudeDir, "projects")
+	root, err := filepath.EvalSymlinks(claudeDir)
+	if err != nil {
+		root = claudeDir
+	}
 	dirs, err := os.ReadDir(projects)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -68,8 +79,12 @@ func ReadClaudeMemory(claudeDir string, now time.Time) ([]ClaudeFact, []ClaudePr
 	var problems []ClaudeProblem
 	for _, d := range dirs {
 		memDir := filepath.Join(projects, d.Name(), "memory")
+		if err := inside(root, memDir); err != nil {
+			problems = append(problems, ClaudeProblem{Path: memDir, Err: err})
+			continue
+		}
 		files, err := os.ReadDir(memDir)
-		if err != nil || !d.IsDir() {
+		if err != nil {
 			continue // a project without auto-memory
 		}
 		projDir := claudeProjectDir(filepath.Join(projects, d.Name()))
@@ -79,10 +94,14 @@ func ReadClaudeMemory(claudeDir string, now time.Time) ([]ClaudeFact, []ClaudePr
 		}
 		for _, f := range files {
 			name := f.Name()
-			if !f.Type().IsRegular() || !strings.HasSuffix(name, ".md") || name == indexFile || strings.HasPrefix(name, ".") {
+			if f.IsDir() || !strings.HasSuffix(name, ".md") || name == indexFile || strings.HasPrefix(name, ".") {
 				continue
 			}
 			p := filepath.Join(memDir, name)
+			if err := inside(root, p); err != nil {
+				problems = append(problems, ClaudeProblem{Path: p, Err: err})
+				continue
+			}
 			item, err := claudeItem(p, slug)
 			if err != nil {
 				problems = append(problems, ClaudeProblem{Path: p, Err: err})
@@ -95,12 +114,62 @@ func ReadClaudeMemory(claudeDir string, now time.Time) ([]ClaudeFact, []ClaudePr
 	return out, problems, nil
 }
 
+// inside returns an error when p is, or leads through a link to, a place
+// outside root (a resolved folder), or to something other than a folder or
+// a regular file.
+func inside(root, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil // missing: nothing to read, the caller finds out
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("a link out of Claude Code's folder (to %s): not followed", real)
+	}
+	if fi, err := os.Stat(real); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s): not read", fi.Mode().Type())
+	}
+	return nil
+}
+
+// readCapped reads a fact file of at most index.MaxFileSize bytes; a larger
+// one is refused unread.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, index.MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > index.MaxFileSize {
+		size := "more"
+		if fi, err := f.Stat(); err == nil {
+			size = fmt.Sprint(fi.Size())
+		}
+		return nil, fmt.Errorf("%s bytes, over the %d a fact file may have: not read", size, index.MaxFileSize)
+	}
+	return data, nil
+}
+
+// escapeSeq matches a terminal escape sequence: CSI (colours, cursor),
+// OSC (titles, links) up to its terminator, or a lone two-byte escape.
+var escapeSeq = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x{9b}[0-?]*[ -/]*[@-~]`)
+
+// plainText takes escape sequences and control characters (newlines and
+// tabs kept when multiline) out of text read from Claude Code's folder.
+func plainText(s string, multiline bool) string {
+	return index.CleanText(escapeSeq.ReplaceAllString(s, ""), multiline, 0)
+}
+
 // claudeItem reads one fact file.
 func claudeItem(path, slug string) (facts.Item, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil {
 		return facts.Item{}, err
 	}
+	data = []byte(plainText(string(data), true))
 	m, err := index.Parse(filepath.Base(path), data)
 	if err != nil {
 		return facts.Item{}, err
@@ -108,6 +177,7 @@ func claudeItem(path, slug string) (facts.Item, error) {
 	if !slices.Contains(index.Types, m.Type) {
 		return facts.Item{}, fmt.Errorf("type %q is not one of %s", m.Type, strings.Join(index.Types, ", "))
 	}
+	m.Name, m.Description, m.Body = plainText(m.Name, false), plainText(m.Description, false), plainText(m.Body, true)
 	name := m.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), ".md")
