@@ -230,7 +230,7 @@ func maxArgs(synopsis string) int {
 // failureText is err's text without a leading "CMD: " (or "memoryd CMD: "),
 // which errors from below often carry and run already prints.
 func failureText(name string, err error) string {
-	msg := err.Error()
+	msg := plainText(err.Error())
 	for {
 		trimmed := strings.TrimPrefix(strings.TrimPrefix(msg, "memoryd "+name+": "), name+": ")
 		if trimmed == msg {

@@ -115,6 +115,7 @@ func compactError(err error) error {
 
 // printResult tells the user what a pass did, or would do.
 func printResult(w io.Writer, res *compactor.Result, err error) {
+	w = plainWriter{w} // it quotes the model and the files
 	if res == nil {
 		return
 	}

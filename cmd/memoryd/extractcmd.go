@@ -148,6 +148,7 @@ func summarizeExtraction(w io.Writer, stateDir string, passes, written, tokens i
 
 // printOutcome prints one session's pass and reports false when it failed.
 func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry, only bool) bool {
+	w = plainWriter{w} // it quotes the model and the files
 	switch {
 	case errors.Is(err, transcript.ErrSessionGone):
 		fmt.Fprintf(w, "%s: the session no longer exists; its watermark is forgotten\n", key)
@@ -165,6 +166,7 @@ func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry,
 }
 
 func printExtraction(w io.Writer, key string, res extractor.Result, dry bool) {
+	w = plainWriter{w} // it quotes the model and the files
 	fmt.Fprintf(w, "%s: %d new message(s), %d sent", key, res.Messages, res.Sent)
 	if res.Redacted > 0 {
 		fmt.Fprintf(w, ", %d secret(s) redacted", res.Redacted)

@@ -152,7 +152,7 @@ func answerJSON(text string) ([]byte, error) {
 	if end > start && json.Valid([]byte(t[start:end+1])) {
 		return []byte(t[start : end+1]), nil
 	}
-	return nil, errors.New("model answer is not valid JSON: " + clip(t, 200))
+	return nil, errors.New("model answer is not valid JSON: " + clip(index.CleanText(t, true, 0), 200))
 }
 
 // fenced returns the content of the first ``` code fence in t.

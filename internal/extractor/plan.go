@@ -129,16 +129,26 @@ func (p *planner) add(prop Proposal) string {
 		return reason
 	}
 	name := safeName(prop.Name, typ, desc, body)
-	if prop.Supersedes != "" && action == "create" {
+	// A fact that tells the agent to run fetched code, turn a check off or
+	// send secrets away is saved for a person to look at, never as a fact
+	// the agent obeys (and supersedes nothing until it is accepted).
+	risk := riskyInstruction(prop.Name + "\n" + desc + "\n" + body)
+	if prop.Supersedes != "" && action == "create" && risk == "" {
 		return p.superseding(prop, typ, name, desc, body)
 	}
+	n := len(p.changes)
+	var reason string
 	if target := p.target(prop, typ, name); target != nil {
-		return p.update(target, desc, body, prop.Project, prop.Cites)
-	}
-	if !slices.Contains(index.Types, typ) {
+		reason = p.update(target, desc, body, prop.Project, prop.Cites)
+	} else if !slices.Contains(index.Types, typ) {
 		return "unknown type " + clip(prop.Type, 40)
+	} else {
+		reason = p.create(typ, name, desc, body, prop.Project, prop.Cites, "")
 	}
-	return p.create(typ, name, desc, body, prop.Project, prop.Cites, "")
+	if reason == "" && len(p.changes) > n {
+		p.changes[n].review = risk
+	}
+	return reason
 }
 
 // superseding plans a created fact that supersedes an existing one: the

@@ -236,7 +236,7 @@ func (c *httpClient) retryDelay(attempt int, retryAfter time.Duration) time.Dura
 // excerpt returns the start of an answer body on one line, key removed.
 func (c *httpClient) excerpt(data []byte) string {
 	s := strings.Join(strings.Fields(string(data)), " ")
-	s = c.redact(s)
+	s = dropControls(c.redact(s))
 	if len(s) > excerptLen {
 		s = s[:excerptLen] + "…"
 	}
@@ -278,3 +278,14 @@ type redactedError struct {
 
 func (e *redactedError) Error() string   { return e.msg }
 func (e *redactedError) Unwrap() []error { return e.wrapped }
+
+// dropControls takes control characters out of an excerpt of an answer:
+// it is shown in errors, on a terminal.
+func dropControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r >= 0x7f && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, s)
+}
