@@ -137,6 +137,10 @@ func commitMessage(source, id string, changes []Change, tokens int) commitmsg.Me
 			fmt.Fprintf(&b, "%s %s by %s\n", verb, c.File, c.by)
 			continue
 		}
+		if c.Action == "propose" && c.review != "" && c.review != "extract.review" {
+			fmt.Fprintf(&b, "%s %s (%s)\n", verb, c.File, c.review)
+			continue
+		}
 		fmt.Fprintf(&b, "%s %s\n", verb, c.File)
 	}
 	return commitmsg.Message{Subject: fmt.Sprintf("memory: extract from %s session %s", source, id), Body: b.String(),
