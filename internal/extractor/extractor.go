@@ -186,6 +186,10 @@ func (x *Extractor) run(ctx context.Context, source, id string, dry bool) (Resul
 	switch {
 	case errors.Is(err, ErrNothingToDo):
 		log.Debug("nothing to extract", "reason", err)
+	case errors.Is(err, context.Canceled):
+		// Stopped (memoryd is shutting down, or the command was
+		// interrupted): how work ends, not a problem.
+		log.Info("extraction stopped", "err", err)
 	case err != nil:
 		log.Warn("extraction failed", "err", err)
 	default:

@@ -130,7 +130,7 @@ func (c *httpClient) complete(ctx context.Context, req Request, model, endpoint 
 		if errors.As(err, &se) {
 			attrs = append(attrs, "status", se.Status, "body", se.Body)
 		}
-		c.log.Warn("llm call failed", append(attrs, "err", err)...)
+		logFailure(c.log, err, attrs)
 		return Response{}, err
 	}
 	c.log.Info("llm call", append(attrs, "input_tokens", resp.InputTokens, "output_tokens", resp.OutputTokens)...)
@@ -288,4 +288,15 @@ func dropControls(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// logFailure logs a failed call: a warning, but for a call cancelled by
+// its caller (memoryd stopping, an interrupted command), which is how work
+// ends and is logged at info.
+func logFailure(log *slog.Logger, err error, attrs []any) {
+	if errors.Is(err, context.Canceled) {
+		log.Info("llm call stopped", append(attrs, "err", err)...)
+		return
+	}
+	log.Warn("llm call failed", append(attrs, "err", err)...)
 }

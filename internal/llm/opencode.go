@@ -90,7 +90,7 @@ func (p *openCode) Complete(ctx context.Context, req Request) (Response, error) 
 		if errors.As(err, &se) {
 			attrs = append(attrs, "status", se.Status, "body", se.Body)
 		}
-		p.log.Warn("llm call failed", append(attrs, "err", err)...)
+		logFailure(p.log, err, attrs)
 		return Response{}, err
 	}
 	p.log.Info("llm call", append(attrs, "input_tokens", resp.InputTokens, "output_tokens", resp.OutputTokens)...)
