@@ -18,9 +18,10 @@ func (w *world) heldNames() string { return strings.Join(w.status().Git.Held, "\
 // secrets without being any — a long identifier, a password hint pointing
 // to a password manager, a hash that the index's line puts beside the word
 // "key", a line the user allowed — are committed, and MEMORY.md with them:
-// nothing stays modified to stop the user's next `git pull`. An index is held
-// only while it repeats a real secret of a fact that is held, and never
-// reaches the history with it.
+// nothing stays modified to stop the user's next `git pull`. A real secret
+// in a fact's description holds the fact; the index's line for it says
+// [REDACTED], so the index goes on being committed and the secret never
+// reaches the history.
 func TestScreenIndexNeverHeldOnItsOwn(t *testing.T) {
 	w := newWorld(t)
 	p := w.startDaemon()
@@ -47,14 +48,18 @@ func TestScreenIndexNeverHeldOnItsOwn(t *testing.T) {
 		t.Fatalf("held: %s", h)
 	}
 
-	// A real secret in a hand-written description: the fact is held, and
-	// MEMORY.md, which repeats it, waits with it.
+	// A real secret in a hand-written description: the fact is held;
+	// MEMORY.md, whose line for it says [REDACTED] instead, is not.
 	w.write("reference-deploy.md", memoryFile("reference", "deploy", "Deploy with token "+screenToken, "CI deploys."))
-	waitFor(t, "status to name the fact and the index", func() bool {
-		h := w.heldNames()
-		return strings.Contains(h, "reference-deploy.md:3 holds a secret (GitHub token)") &&
-			strings.Contains(h, "MEMORY.md:") && strings.Contains(h, "repeats the secret that keeps reference-deploy.md out of commits")
+	waitFor(t, "status to name the fact", func() bool {
+		return strings.Contains(w.heldNames(), "reference-deploy.md:3 holds a secret (GitHub token)")
 	})
+	waitFor(t, "MEMORY.md with the redacted line committed", func() bool {
+		return strings.Contains(w.show("memory/MEMORY.md"), "reference-deploy.md) — Deploy with token [REDACTED]")
+	})
+	if h := w.heldNames(); strings.Contains(h, "MEMORY.md") {
+		t.Errorf("the index is held with the fact: %s", h)
+	}
 	if log := w.git(w.notes, "log", "-p", "--all"); strings.Count(log, screenToken) != 1 {
 		// Once: the allowed example of reference-token-format.md.
 		t.Fatalf("the secret reached the history %d times", strings.Count(log, screenToken))
@@ -65,7 +70,7 @@ func TestScreenIndexNeverHeldOnItsOwn(t *testing.T) {
 	}
 	out, _ = w.runCmd(nil, "doctor")
 	if !strings.Contains(out, "PROBLEM  secrets: reference-deploy.md:3 holds a secret (GitHub token)") ||
-		!strings.Contains(out, "PROBLEM  secrets: MEMORY.md:") || !strings.Contains(out, "rotate it") {
+		strings.Contains(out, "PROBLEM  secrets: MEMORY.md:") || !strings.Contains(out, "rotate it") {
 		t.Errorf("doctor:\n%s", out)
 	}
 
