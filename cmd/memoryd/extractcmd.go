@@ -39,6 +39,9 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
+	if err := checkMemoryFolder(f.dir, e.getenv("HOME")); err != nil {
+		return err
+	}
 	if since := flagString(fs, "since"); since != "" {
 		if _, err := config.Horizon(since, time.Time{}, time.Now()); err != nil {
 			return usageError{"--since: " + err.Error()}

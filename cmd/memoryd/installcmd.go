@@ -14,6 +14,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 func init() {
@@ -124,6 +125,11 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	dir, err := installMemoryDir(e, fs)
 	if err != nil {
 		return err
+	}
+	if real, rerr := state.RealPath(dir); rerr == nil {
+		if err := checkMemoryFolder(real, e.getenv("HOME")); err != nil {
+			return err
+		}
 	}
 	o, err := installOptions(e, fs, dir)
 	if err != nil {

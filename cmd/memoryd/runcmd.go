@@ -39,6 +39,9 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 	if err != nil {
 		return err
 	}
+	if err := checkMemoryFolder(f.dir, e.getenv("HOME")); err != nil {
+		return err
+	}
 	inst, err := state.LockInstance(f.stateDir, f.dir, state.Owner("memoryd run for "+f.dir))
 	if errors.Is(err, state.ErrLocked) {
 		return fmt.Errorf("another memoryd is already running for %s: %w", f.dir, err)
