@@ -172,28 +172,6 @@ func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) e
 	return err
 }
 
-// serviceState describes the installed service for `memoryd status`.
-func serviceState(ctx context.Context, e env) string {
-	o, err := installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
-	if err != nil {
-		return ""
-	}
-	o.Binary = "" // do not compare the unit with this binary
-	st, err := install.Status(ctx, o)
-	switch {
-	case err != nil && !st.Installed:
-		return "not installed"
-	case err != nil:
-		return fmt.Sprintf("installed (%s), state unknown: %v", st.File, err)
-	case !st.Installed:
-		return "not installed"
-	case st.Running:
-		return fmt.Sprintf("%s, running (%s)", st.Platform, st.Detail)
-	default:
-		return fmt.Sprintf("%s, installed but not running (%s) — memoryd start", st.Platform, st.Detail)
-	}
-}
-
 // installSync decides what install writes as sync.enabled: --sync or
 // --no-sync; else, when the notes repository has an upstream and the
 // config file says nothing of sync.enabled, the person's answer when

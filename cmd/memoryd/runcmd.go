@@ -56,6 +56,11 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 		f.log.Warn("no log file in the state folder; logging to standard error only", "err", lerr)
 	} else {
 		out.attach(lf)
+		if e.getenv(detachedEnv) == "1" {
+			// Started by `memoryd start`: its standard error is a file
+			// for what it says before this point, which nothing rotates.
+			out.quiet()
+		}
 	}
 	if ferr := inst.FolderErr(); ferr != nil {
 		f.log.Warn("the single-instance lock rests on the state folder alone: deleting it under the daemon lets a second one start", "err", ferr)
@@ -163,6 +168,13 @@ func (d *daemonLog) Write(p []byte) (int, error) {
 		d.file.Write(p) // a full disk must not stop the daemon; stderr still has it
 	}
 	return d.w.Write(p)
+}
+
+// quiet stops writing to standard error: the log file alone has the log.
+func (d *daemonLog) quiet() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.w = io.Discard
 }
 
 // attach makes f the log file, closing the one it replaces (a log file

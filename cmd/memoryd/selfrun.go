@@ -33,6 +33,11 @@ const (
 	selfPoll      = 50 * time.Millisecond
 )
 
+// detachedEnv tells a `memoryd run` that `memoryd start` started it in the
+// background: once its log file is open it writes nothing more to its
+// standard error (startErrFile).
+const detachedEnv = "MEMORYD_DETACHED"
+
 // startErrFile, in the state folder, holds what the last background start
 // wrote to standard error before its log was open: a bad config file, say.
 const startErrFile = "start.err"
@@ -112,6 +117,7 @@ func selfStart(e env, fs *flag.FlagSet, f *folder, why string) error {
 	}
 	defer errFile.Close()
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), detachedEnv+"=1")
 	cmd.Dir = "/" // holds no folder of the caller's
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, errFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no terminal: the shell's hang-up does not reach it

@@ -43,6 +43,14 @@ func TestLifecycleWithoutServiceManager(t *testing.T) {
 	}
 	w.write("user-editor.md", memoryFile("user", "editor", "Uses vim", "Uses vim for everything."))
 	waitFor(t, "the background daemon to commit", func() bool { return w.show("memory/user-editor.md") != "" })
+	// Its log goes to the rotated log file, not to the start-up file that
+	// nothing rotates.
+	if errs, _ := os.ReadFile(filepath.Join(sd, "start.err")); strings.Contains(string(errs), "committed") {
+		t.Errorf("the background daemon logs to start.err:\n%s", errs)
+	}
+	if out, _ := w.runCmd(env, "logs", "-n", "200"); !strings.Contains(out, "committed") {
+		t.Errorf("memoryd logs does not show the background daemon's log:\n%s", out)
+	}
 	out, code = w.runCmd(env, "status")
 	if code != 0 || !strings.Contains(out, "running") {
 		t.Errorf("status: exit %d\n%s", code, out)
