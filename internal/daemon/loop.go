@@ -451,9 +451,14 @@ func (l *loop) noteIgnored(ignored []gitstore.IgnoredFile) {
 	if len(now) > 0 && !slices.Equal(now, l.status.Git.Ignored) {
 		l.log.Warn("git ignores memory files: they are never committed", "files", len(now), "first", now[0])
 	}
-	l.status.Git.Ignored, l.status.Git.IgnoreFix = now, ""
-	if len(ignored) > 0 {
-		l.status.Git.IgnoreFix = ignored[0].Fix
+	l.status.Git.Ignored, l.status.Git.IgnoreFix, l.status.Git.IgnoredIndex = now, "", ""
+	for i, f := range ignored {
+		l.status.Git.IgnoreFix = f.Fix
+		// A person may keep some facts out of git on purpose; a rule that
+		// also catches memoryd's own index keeps the whole folder out.
+		if index.IsIndex(f.Path) {
+			l.status.Git.IgnoredIndex = now[i]
+		}
 	}
 }
 

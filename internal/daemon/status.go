@@ -3,7 +3,6 @@ package daemon
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/index"
@@ -43,6 +42,9 @@ type Status struct {
 		Held         []string  `json:"held,omitempty"`      // files kept out of commits, and why (a secret)
 		Ignored      []string  `json:"ignored,omitempty"`   // new memory files git's ignore rules exclude, each with the rule: "FILE (SOURCE:LINE: PATTERN)"
 		IgnoreFix    string    `json:"ignoreFix,omitempty"` // how to let them in
+		// IgnoredIndex is the entry of Ignored that is one of memoryd's own
+		// indexes ("" when none is): a rule that keeps the whole folder out.
+		IgnoredIndex string `json:"ignoredIndex,omitempty"`
 	} `json:"git"`
 
 	Compaction struct {
@@ -153,8 +155,9 @@ func (s *Status) Problems() []string {
 		p = append(p, fmt.Sprintf("%d unresolved contradiction(s) in _CONFLICTS.md", s.Index.Conflicts))
 	}
 	p = append(p, s.Git.Held...)
-	if why := ignoredProblem(s.Git.Ignored, s.Git.IgnoreFix); why != "" {
-		p = append(p, why)
+	if s.Git.IgnoredIndex != "" {
+		p = append(p, fmt.Sprintf("git ignores the memory folder's files, so none is committed: %d new file(s), %s among them; fix: %s",
+			len(s.Git.Ignored), s.Git.IgnoredIndex, s.Git.IgnoreFix))
 	}
 	if s.Git.Problem != "" && s.Git.Enabled {
 		p = append(p, "git: "+s.Git.Problem)
@@ -198,23 +201,4 @@ func took(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
-}
-
-// ignoredProblem is the problem of memory files git ignores, or "" when
-// there is none: a person may keep some facts out of git on purpose (they
-// are then never committed, and compaction and extraction leave them
-// alone), but a rule that also catches memoryd's own index is one that
-// keeps the whole folder out of every commit.
-func ignoredProblem(ignored []string, fix string) string {
-	idx := ""
-	for _, f := range ignored {
-		if name, _, _ := strings.Cut(f, " ("); index.IsIndex(name) {
-			idx = f
-		}
-	}
-	if idx == "" {
-		return ""
-	}
-	return fmt.Sprintf("git ignores the memory folder's files, so none is committed: %d new file(s), %s among them; fix: %s",
-		len(ignored), idx, fix)
 }
