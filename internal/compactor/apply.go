@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // applier applies validated ops to the folder through the transaction. Every
@@ -19,7 +19,7 @@ import (
 // writes); a file changed in between (a hand edit, or a fact saved through
 // memoryd, during the LLM call) makes the op skip, so the change survives.
 type applier struct {
-	tx      *txn.Tx
+	tx      *folder.Tx
 	dir     string
 	log     *slog.Logger
 	delay   time.Duration

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
@@ -20,7 +21,6 @@ import (
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/protocol"
 	"github.com/memoryd/memoryd/internal/stamp"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
@@ -108,8 +108,18 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 
 // folder is the fixture's write transaction over repo (none when nil),
 // whose Begin waits up to wait for the write lock.
-func (f *fixture) folder(repo *gitstore.Repo, wait time.Duration) *txn.Folder {
-	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Wait: wait})
+func (f *fixture) folder(repo *gitstore.Repo, wait time.Duration) *folder.Folder {
+	return openFolder(f.t, folder.Options{Dir: f.dir, StateDir: f.stateDir, WithoutRepo: repo == nil, Wait: wait})
+}
+
+// openFolder opens the folder opts name, or fails tb.
+func openFolder(tb testing.TB, opts folder.Options) *folder.Folder {
+	tb.Helper()
+	f, err := folder.Open(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
 }
 
 // compactor returns a Compactor on the fixture with the real openai client,

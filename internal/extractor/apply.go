@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // ErrChangedOnDisk is returned when a file a pass planned to write changed
@@ -70,15 +70,15 @@ func (x *Extractor) apply(ctx context.Context, res Result, key string, mark tran
 // checks every planned file against the version the plan read before any
 // is written, writes the changes and commits them with the indexes.
 func (x *Extractor) write(ctx context.Context, res *Result) error {
-	repo, folder := x.deps.Repo, x.opts.Folder
-	if repo == nil || folder == nil || folder.Repo() == nil {
+	repo, fo := x.deps.Repo, x.opts.Folder
+	if repo == nil || fo == nil || fo.Repo() == nil {
 		return errors.New("no git repository: extraction writes nothing without one")
 	}
-	tx, err := folder.Begin(ctx, x.opts.Who)
+	tx, err := fo.Begin(ctx, x.opts.Who)
 	switch {
-	case errors.Is(err, txn.ErrBusy) && repo.InOperation():
+	case errors.Is(err, folder.ErrBusy) && repo.InOperation():
 		return fmt.Errorf("%w: %w", ErrInOperation, err)
-	case errors.Is(err, txn.ErrBusy):
+	case errors.Is(err, folder.ErrBusy):
 		// Another writer held the lock past the wait: retry later.
 		return fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
 	case err != nil:

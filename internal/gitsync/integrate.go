@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // integrate brings the remote's commits up to tip into the branch, under
@@ -24,7 +24,7 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 		return fmt.Errorf("%w: %s", ErrPaused, why)
 	}
 	tx, err := s.opts.Folder.Begin(ctx, s.opts.Who)
-	if errors.Is(err, txn.ErrBusy) {
+	if errors.Is(err, folder.ErrBusy) {
 		return pause(err.Error())
 	}
 	if err != nil {

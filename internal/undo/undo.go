@@ -28,9 +28,9 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Depth is how many of the memory folder's commits undo searches.
@@ -42,7 +42,7 @@ var ErrNothingToUndo = errors.New("nothing to undo")
 
 // Options say what to undo and where.
 type Options struct {
-	Folder *txn.Folder // the memory folder, written through its transactions; it must have a repository
+	Folder *folder.Folder // the memory folder, written through its transactions; it must have a repository
 	// Commit is the commit to take back (a hash prefix of at least 4
 	// digits); "" means the most recent one (see Target).
 	Commit string
@@ -120,7 +120,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 type undoer struct {
 	opts Options
 	repo *gitstore.Repo
-	tx   *txn.Tx
+	tx   *folder.Tx
 	es   []Entry
 	i    int
 }

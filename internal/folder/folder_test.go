@@ -1,4 +1,4 @@
-package txn
+package folder
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
-	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 )
@@ -33,11 +32,11 @@ func newFolder(t *testing.T) (*Folder, string) {
 	os.WriteFile(filepath.Join(dir, "user-a.md"), fact("a", "A."), 0o644)
 	gittest.Run(t, root, "add", "-A")
 	gittest.Run(t, root, "commit", "-q", "-m", "start")
-	repo, err := gitstore.Open(dir, gitstore.Options{})
-	if err != nil {
+	f, err := Open(Options{Dir: dir, StateDir: t.TempDir(), Budget: index.Budget{Lines: 8}})
+	if err != nil || f.Repo() == nil {
 		t.Fatal(err)
 	}
-	return New(Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Budget: index.Budget{Lines: 8}}), root
+	return f, root
 }
 
 // TestCommitTakesOnlyItsOwn: a transaction commits what it wrote and the

@@ -1,7 +1,12 @@
-// Package txn is the write transaction: the only code that writes memory
-// files. The memory commands, the MCP server, review, import, undo,
-// extraction and compaction all write through it; none of them takes the
-// write lock, checks the repository, settles the indexes or commits by
+// Package folder is the memory folder: the only way to open one and the
+// only code that writes memory files. Open resolves the folder's real path
+// and state folder and opens its repository with the commit secret screen
+// always on (screen.go), the one index budget and the search and usage
+// hooks; cmd/memoryd and the daemon only call Open. Suitable is the rule
+// for a folder that must not be used as one (a home folder, a notes root).
+// The memory commands, the MCP server, review, import, undo, extraction,
+// compaction and sync all write through a transaction; none of them takes
+// the write lock, checks the repository, settles the indexes or commits by
 // itself.
 //
 // A transaction is Begin, then Write/Remove, then Commit (or Close alone to
@@ -19,12 +24,11 @@
 //   - Commit settles every index with the one configured budget, brings
 //     the search index up to the folder, and commits what the transaction
 //     wrote and the generated files, with a message from the commit
-//     vocabulary (package commitmsg). The commit is screened for secrets
-//     by gitstore.
+//     vocabulary (package commitmsg), through the secret screen.
 //
 // Folder.NewStore is the only constructor of an index.Store that writes
 // indexes in production code: one budget for every writer.
-package txn
+package folder
 
 import (
 	"context"
@@ -44,49 +48,43 @@ import (
 // Nothing was written.
 var ErrBusy = errors.New("the memory folder is busy")
 
-// Options configure a Folder.
-type Options struct {
-	Dir      string         // the memory folder
-	StateDir string         // its state folder (the write lock)
-	Repo     *gitstore.Repo // nil: files are written but not committed
-	Budget   index.Budget   // index.max_lines and index.max_bytes
-	// Wait is how long Begin waits for the write lock; 0 means 10 s.
-	Wait time.Duration
-	// Search, when set, is handed the folder as each transaction left it
-	// (search.Update), so a search right after a write finds it. The search
-	// index is a cache the next search repairs: its failure fails nothing.
-	Search func(context.Context, index.Snapshot) error
-	// Uses, when set, gives how often agents asked for each fact (package
-	// usage): past the budget, the indexes list the most used first
-	// (index.Store.SetUsage).
-	Uses func() map[string]int
-}
-
-// Folder writes one memory folder. It is safe for concurrent use: the
-// write lock serializes transactions across goroutines and processes.
-type Folder struct{ opts Options }
-
-// New returns the Folder; it touches nothing.
-func New(opts Options) *Folder {
-	if opts.Wait <= 0 {
-		opts.Wait = 10 * time.Second
-	}
-	return &Folder{opts: opts}
+// Folder is one open memory folder: its real path, its state folder, its
+// repository (with the commit secret screen always on), the one index
+// budget and the search and usage hooks; and the only way to write it. It is
+// safe for concurrent use: the write lock serializes transactions across
+// goroutines and processes.
+type Folder struct {
+	dir      string
+	stateDir string
+	repo     *gitstore.Repo // nil: files are written but not committed
+	repoErr  error          // why repo is nil
+	budget   index.Budget
+	wait     time.Duration
+	search   func(context.Context, index.Snapshot) error
+	uses     func() map[string]int
 }
 
 // Dir is the memory folder.
-func (f *Folder) Dir() string { return f.opts.Dir }
+func (f *Folder) Dir() string { return f.dir }
 
-// Repo is the folder's repository, nil when there is none.
-func (f *Folder) Repo() *gitstore.Repo { return f.opts.Repo }
+// StateDir is the folder's state folder.
+func (f *Folder) StateDir() string { return f.stateDir }
+
+// Repo is the folder's repository, nil when there is none (see RepoErr).
+func (f *Folder) Repo() *gitstore.Repo { return f.repo }
+
+// RepoErr is why Repo is nil: an error matching gitstore.ErrNoRepo or
+// gitstore.ErrNoGit, another failure of git, or "not opened"
+// (Options.WithoutRepo).
+func (f *Folder) RepoErr() error { return f.repoErr }
 
 // NewStore is a store of the folder that writes its indexes within the
 // configured budget. It is the only way production code makes one.
 func (f *Folder) NewStore() *index.Store {
-	st := index.NewStore(f.opts.Dir)
-	st.SetBudget(f.opts.Budget)
-	if f.opts.Uses != nil {
-		st.SetUsage(f.opts.Uses)
+	st := index.NewStore(f.dir)
+	st.SetBudget(f.budget)
+	if f.uses != nil {
+		st.SetUsage(f.uses)
 	}
 	return st
 }
@@ -94,7 +92,7 @@ func (f *Folder) NewStore() *index.Store {
 // Snapshot scans the folder without the lock, for a plan made outside a
 // transaction (a dry run, a background job's model call).
 func (f *Folder) Snapshot() (index.Snapshot, error) {
-	return index.Scan(f.opts.Dir)
+	return index.Scan(f.dir)
 }
 
 // Tx is one transaction. Only the goroutine that began it may use it.
@@ -113,7 +111,7 @@ func (f *Folder) Begin(ctx context.Context, who string) (*Tx, error) {
 		return nil, err
 	}
 	tx := &Tx{f: f, lock: lock, touched: map[string]bool{}}
-	if r := f.opts.Repo; r != nil {
+	if r := f.repo; r != nil {
 		if b, busy := r.Operation(); busy {
 			tx.Close()
 			return nil, fmt.Errorf("%w: %s; %s", ErrBusy, b.Reason, b.Fix)
@@ -129,10 +127,10 @@ func (f *Folder) Begin(ctx context.Context, who string) (*Tx, error) {
 
 // lock takes the write lock, waiting up to Options.Wait.
 func (f *Folder) lock(ctx context.Context, who string) (*state.Lock, error) {
-	deadline := time.Now().Add(f.opts.Wait)
+	deadline := time.Now().Add(f.wait)
 	b := backoff.Backoff{Base: 50 * time.Millisecond, Max: time.Second}
 	for {
-		l, err := state.TryLock(f.opts.StateDir, state.WriteLock, state.Owner(who))
+		l, err := state.TryLock(f.stateDir, state.WriteLock, state.Owner(who))
 		if !errors.Is(err, state.ErrLocked) {
 			return l, err
 		}
@@ -165,7 +163,7 @@ func (tx *Tx) Snapshot() index.Snapshot { return tx.store.Snapshot() }
 // hash, Memory.Hash; "" for absent): the one re-check of what a plan
 // read. It returns the file parsed anew (nil when absent).
 func (tx *Tx) Check(file, base string) (*index.Memory, error) {
-	m, err := index.ReadCurrent(tx.f.opts.Dir, file, base)
+	m, err := index.ReadCurrent(tx.f.dir, file, base)
 	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was written, try again", err)
 	}
@@ -178,7 +176,7 @@ func (tx *Tx) Write(file string, data []byte, base string) error {
 	if _, err := tx.Check(file, base); err != nil {
 		return err
 	}
-	if _, err := index.WriteMemory(tx.f.opts.Dir, file, data); err != nil {
+	if _, err := index.WriteMemory(tx.f.dir, file, data); err != nil {
 		return err
 	}
 	tx.touched[file] = true
@@ -190,7 +188,7 @@ func (tx *Tx) Remove(file, base string) error {
 	if _, err := tx.Check(file, base); err != nil {
 		return err
 	}
-	if err := index.RemoveMemory(tx.f.opts.Dir, file); err != nil {
+	if err := index.RemoveMemory(tx.f.dir, file); err != nil {
 		return err
 	}
 	tx.touched[file] = true
@@ -224,14 +222,14 @@ func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error)
 	if err != nil {
 		return res, err
 	}
-	if s := tx.f.opts.Search; s != nil {
+	if s := tx.f.search; s != nil {
 		_ = s(ctx, tx.store.Snapshot())
 	}
-	r := tx.f.opts.Repo
+	r := tx.f.repo
 	if r == nil {
 		return res, nil
 	}
-	dir := tx.f.opts.Dir
+	dir := tx.f.dir
 	ours := func(rel string) bool { return tx.touched[rel] || Generated(dir, rel) }
 	c, err := tx.commitPending(ctx, r, ours, msg)
 	res.Commit, res.Held = c.Hash, c.Held
