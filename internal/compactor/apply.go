@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 )
@@ -52,14 +51,7 @@ func (a *applier) save(rel string) error {
 func (a *applier) rollback() error {
 	var errs []error
 	for _, rel := range a.paths() {
-		data := a.before[rel]
-		var err error
-		if data == nil {
-			err = atomicfile.Remove(a.dir, rel)
-		} else {
-			_, err = atomicfile.Write(a.dir, rel, data, 0o644)
-		}
-		if err != nil {
+		if err := a.tx.Restore(rel, a.before[rel]); err != nil {
 			errs = append(errs, fmt.Errorf("put back %s: %w", rel, err))
 		}
 	}

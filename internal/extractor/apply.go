@@ -20,8 +20,9 @@ import (
 var ErrChangedOnDisk = errors.New("a memory file changed during extraction")
 
 // ErrInOperation is returned when the repository is in the middle of a
-// merge, rebase, cherry-pick or revert: nothing is written until it ends.
-var ErrInOperation = errors.New("repository is in the middle of a merge, rebase, cherry-pick or revert")
+// merge, rebase, cherry-pick or revert, or on a detached HEAD: nothing is
+// written until it ends. It is the transaction's refusal (folder.Begin).
+var ErrInOperation = folder.ErrInOperation
 
 // marksLock is the lock file, in the state folder, of the read-modify-write
 // of the watermarks file across processes (the daemon and `memoryd
@@ -76,18 +77,14 @@ func (x *Extractor) write(ctx context.Context, res *Result) error {
 	}
 	tx, err := fo.Begin(ctx, x.opts.Who)
 	switch {
-	case errors.Is(err, folder.ErrBusy) && repo.InOperation():
-		return fmt.Errorf("%w: %w", ErrInOperation, err)
 	case errors.Is(err, folder.ErrBusy):
-		// Another writer held the lock past the wait: retry later.
+		// Another writer held the lock, or git stayed busy, past the
+		// wait: retry later.
 		return fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
 	case err != nil:
-		return err
+		return err // folder.ErrInOperation among them
 	}
 	defer tx.Close()
-	if err := repo.Busy(); err != nil {
-		return err
-	}
 	for _, c := range res.Changes {
 		if _, err := tx.Check(c.File, c.prev); err != nil {
 			return fmt.Errorf("%w: %w", ErrChangedOnDisk, err)

@@ -65,10 +65,8 @@ const (
 var ErrNothingToDo = errors.New("nothing new to extract")
 
 // Repo is what a pass asks of the notes repository besides the
-// transaction's commit: the checks and the reads (gitstore.Repo).
+// transaction (which checks it and commits): the reads (gitstore.Repo).
 type Repo interface {
-	InOperation() bool
-	Busy() error
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 }
 

@@ -34,8 +34,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/backoff"
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
@@ -43,10 +47,17 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-// ErrBusy means the transaction could not begin: another writer holds the
-// lock past the wait, or a git operation of the user's is under way.
-// Nothing was written.
-var ErrBusy = errors.New("the memory folder is busy")
+// Begin refuses with one of two errors; nothing was written.
+var (
+	// ErrBusy: another writer held the write lock past Options.Wait, or git
+	// was busy (a lock file, another git process, unmerged entries) past
+	// busyWait. Try again later.
+	ErrBusy = errors.New("the memory folder is busy")
+	// ErrInOperation: a git operation of the user's is under way in the
+	// notes repository (a merge, rebase, cherry-pick, revert, am, a
+	// detached HEAD); the error says how to end it.
+	ErrInOperation = errors.New("a git operation is under way in the notes repository")
+)
 
 // Folder is one open memory folder: its real path, its state folder, its
 // repository (with the commit secret screen always on), the one index
@@ -104,18 +115,19 @@ type Tx struct {
 }
 
 // Begin starts a transaction for who (named in the lock: "memoryd add").
-// The caller must Close it.
+// It checks every precondition once, for every writer: the write lock,
+// then no git operation of the user's (ErrInOperation), then git not busy
+// (ErrBusy; a brief lock of someone else's is waited out). The caller must
+// Close it.
 func (f *Folder) Begin(ctx context.Context, who string) (*Tx, error) {
 	lock, err := f.lock(ctx, who)
 	if err != nil {
 		return nil, err
 	}
 	tx := &Tx{f: f, lock: lock, touched: map[string]bool{}}
-	if r := f.repo; r != nil {
-		if b, busy := r.Operation(); busy {
-			tx.Close()
-			return nil, fmt.Errorf("%w: %s; %s", ErrBusy, b.Reason, b.Fix)
-		}
+	if err := f.ready(ctx); err != nil {
+		tx.Close()
+		return nil, err
 	}
 	tx.store = f.NewStore()
 	if err := tx.store.Scan(); err != nil {
@@ -123,6 +135,36 @@ func (f *Folder) Begin(ctx context.Context, who string) (*Tx, error) {
 		return nil, err
 	}
 	return tx, nil
+}
+
+// ready returns nil when git lets a transaction write: no operation of the
+// user's under way, and nothing busy past busyWait (gitstore.Repo.Busy,
+// which also clears a stale lock file).
+func (f *Folder) ready(ctx context.Context) error {
+	r := f.repo
+	if r == nil {
+		return nil
+	}
+	deadline := time.Now().Add(busyWait)
+	b := backoff.Backoff{Base: 50 * time.Millisecond, Max: 500 * time.Millisecond}
+	for {
+		if op, in := r.Operation(); in {
+			return fmt.Errorf("%w: %s; %s", ErrInOperation, op.Reason, op.Fix)
+		}
+		err := r.Busy()
+		if err == nil {
+			return nil
+		}
+		wait := b.Next()
+		if time.Now().Add(wait).After(deadline) {
+			return fmt.Errorf("%w: %w", ErrBusy, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // lock takes the write lock, waiting up to Options.Wait.
@@ -195,12 +237,64 @@ func (tx *Tx) Remove(file, base string) error {
 	return nil
 }
 
-// Touched marks files changed by other means (a git restore) as the
-// transaction's, for Commit.
+// Touched marks files the transaction's caller wrote by other means (the
+// compactor's _CONFLICTS.md) as the transaction's, for Commit.
 func (tx *Tx) Touched(files ...string) {
 	for _, f := range files {
 		tx.touched[f] = true
 	}
+}
+
+// Restore puts file back to a version it had: data, or absent when data is
+// nil. Unlike Write it does not re-check the file: the caller decided,
+// under the lock, that this version wins (undo after its own conflict
+// check; a rollback to the bytes the pass read before it wrote). It is for
+// any file of the folder git tracks, not only memory files.
+func (tx *Tx) Restore(file string, data []byte) error {
+	dir := tx.f.dir
+	var err error
+	if data == nil {
+		err = atomicfile.Remove(dir, file)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+	} else if err = os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(file))), 0o755); err == nil {
+		_, err = atomicfile.Write(dir, file, data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", file, err)
+	}
+	tx.touched[file] = true
+	return nil
+}
+
+// Merged tells the transaction that git brought files into the work tree
+// under its lock (a fast-forward to the remote, or to a merge made beside
+// the work tree): they are the transaction's for Commit, and its snapshot
+// is taken anew, so the indexes and search are settled from the files as
+// they arrived.
+func (tx *Tx) Merged(files ...string) error {
+	for _, f := range files {
+		tx.touched[f] = true
+	}
+	return tx.store.Scan()
+}
+
+// CommitPending commits the folder's pending changes of others — a
+// person's hand edits waiting for the daemon — before the transaction
+// changes anything, so that they keep their own commit and author (a
+// checkpoint before compaction, hand edits before undo or a sync). message
+// nil commits them as hand edits (gitstore.HandEditsMessage). Without a
+// repository it commits nothing.
+func (tx *Tx) CommitPending(ctx context.Context, message func(paths []string) string) (gitstore.Committed, error) {
+	r := tx.f.repo
+	if r == nil {
+		return gitstore.Committed{}, nil
+	}
+	if message == nil {
+		message = gitstore.HandEditsMessage
+	}
+	return r.CommitPending(ctx, index.Tracked, message)
 }
 
 // Result is what Commit did.

@@ -93,7 +93,7 @@ func TestWriteRechecks(t *testing.T) {
 func TestBeginRefusesDuringAGitOperation(t *testing.T) {
 	f, root := newFolder(t)
 	gittest.Run(t, root, "checkout", "-q", "--detach")
-	if _, err := f.Begin(ctx, "test"); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "detached") {
+	if _, err := f.Begin(ctx, "test"); !errors.Is(err, ErrInOperation) || errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "detached") {
 		t.Fatalf("Begin on a detached HEAD: %v", err)
 	}
 	gittest.Run(t, root, "checkout", "-q", "-")

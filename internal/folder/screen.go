@@ -29,12 +29,9 @@ import (
 // regular file, unreadable — is held too: the screen fails closed.
 func secretScreen(dir string) func(rel string) string {
 	return func(rel string) string {
-		switch {
-		case rel == index.ProtocolFile || rel == index.AttributesFile:
-			return ""
-		case index.GeneratedFile(dir, rel):
-			// An index memoryd generated, not a person's MEMORY.notes.md,
-			// which is screened like any file they wrote.
+		if Generated(dir, rel) {
+			// Not a person's MEMORY.notes.md, which is screened like any
+			// file they wrote.
 			return screenIndex(dir, rel)
 		}
 		return screenRead(dir, rel).reason(rel)
@@ -128,7 +125,8 @@ func readScreened(p string) ([]byte, error) {
 	return data, err
 }
 
-// screenIndex holds the generated index rel only while it repeats the secret
+// screenIndex holds the generated file rel (an index, PROTOCOL.md,
+// .gitattributes) only while it repeats the secret
 // of a fact the screen holds: a line of an index that the detector flags is
 // looked up in the fact it links ("- [Title](file.md) — description"), and
 // only when that fact is held for the same text is the index held with it.
