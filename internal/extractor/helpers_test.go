@@ -126,10 +126,7 @@ func toolCall(tool string, input obj) obj {
 }
 
 // git runs the git CLI in dir.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Run(t, dir, args...)
-}
+var git = gittest.Run
 
 // fakeLLM answers with a function and counts and records the calls.
 type fakeLLM struct {

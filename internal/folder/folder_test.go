@@ -12,15 +12,15 @@ import (
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/memtest"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
 
 var ctx = context.Background()
 
-func fact(name, body string) []byte {
-	return []byte("---\nname: " + name + "\ndescription: " + name + "\nmetadata:\n  type: user\n---\n" + body + "\n")
-}
+// fact is the text of the user fact name.
+func fact(name, body string) []byte { return []byte(memtest.Fact("user", name, name, body)) }
 
 // newFolder is a memory folder in a new notes repository with one commit.
 func newFolder(t *testing.T) (*Folder, string) {

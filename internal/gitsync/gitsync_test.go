@@ -11,6 +11,7 @@ import (
 	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/memtest"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -52,9 +53,8 @@ func clone(t *testing.T, remote, dir string) *machine {
 	return m
 }
 
-func fact(name, desc, body string) string {
-	return "---\nname: " + name + "\ndescription: " + desc + "\nmetadata:\n  type: user\n---\n" + body + "\n"
-}
+// fact is the text of a user fact.
+func fact(name, desc, body string) string { return memtest.Fact("user", name, desc, body) }
 
 func (m *machine) write(rel, text string) {
 	m.t.Helper()
