@@ -123,14 +123,32 @@ func (tx *Tx) Merged(files ...string) error {
 // nil commits them as hand edits (gitstore.HandEditsMessage). Without a
 // repository it commits nothing.
 func (tx *Tx) CommitPending(ctx context.Context, message func(paths []string) string) (gitstore.Committed, error) {
-	r := tx.f.repo
-	if r == nil {
+	return tx.f.commitPending(ctx, message)
+}
+
+// CommitPending is the daemon's commit of the hand edits (Tx.CommitPending
+// without a transaction of its own): under the write lock, taken without
+// waiting, for who. Another writer holding it: ErrBusy (wrapping
+// state.ErrLocked), and the daemon tries again later.
+func (f *Folder) CommitPending(ctx context.Context, who string, message func(paths []string) string) (gitstore.Committed, error) {
+	l, err := state.TryLock(f.stateDir, state.WriteLock, state.Owner(who))
+	if err != nil {
+		return gitstore.Committed{}, fmt.Errorf("%w: %w", ErrBusy, err)
+	}
+	defer l.Unlock()
+	return f.commitPending(ctx, message)
+}
+
+// commitPending commits what differs from HEAD among the memory folder's
+// tracked files (index.Tracked); the caller holds the write lock.
+func (f *Folder) commitPending(ctx context.Context, message func(paths []string) string) (gitstore.Committed, error) {
+	if f.repo == nil {
 		return gitstore.Committed{}, nil
 	}
 	if message == nil {
 		message = gitstore.HandEditsMessage
 	}
-	return r.CommitPending(ctx, index.Tracked, message)
+	return f.repo.CommitPending(ctx, index.Tracked, message)
 }
 
 // Result is what Commit did.

@@ -10,6 +10,7 @@ import (
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
+	"github.com/memoryd/memoryd/internal/state"
 )
 
 // TestOpenScreensEveryCommit: a Folder from Open commits through the secret
@@ -129,5 +130,25 @@ func TestMergedRescans(t *testing.T) {
 	}
 	if idx := string(must(os.ReadFile(filepath.Join(f.Dir(), "MEMORY.md")))); !strings.Contains(idx, "user-pulled.md") {
 		t.Fatalf("MEMORY.md:\n%s", idx)
+	}
+}
+
+// TestFolderCommitPendingTakesTheLock: the daemon's commit of hand edits
+// does not run beside a transaction: it refuses at once with ErrBusy, and
+// commits once the transaction is over.
+func TestFolderCommitPendingTakesTheLock(t *testing.T) {
+	f, _ := newFolder(t)
+	os.WriteFile(filepath.Join(f.Dir(), "user-hand.md"), fact("hand", "Typed."), 0o644)
+	tx, err := f.Begin(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.CommitPending(ctx, "daemon", nil); !errors.Is(err, ErrBusy) || !errors.Is(err, state.ErrLocked) {
+		t.Fatalf("commit beside a transaction: %v", err)
+	}
+	tx.Close()
+	c, err := f.CommitPending(ctx, "daemon", nil)
+	if err != nil || len(c.Paths) != 1 || c.Paths[0] != "user-hand.md" {
+		t.Fatalf("commit after it: %+v %v", c, err)
 	}
 }
