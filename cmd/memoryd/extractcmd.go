@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
+	memfolder "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
 )
@@ -39,7 +40,7 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := checkMemoryFolder(f.dir, e.getenv("HOME")); err != nil {
+	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
 		return err
 	}
 	if since := flagString(fs, "since"); since != "" {

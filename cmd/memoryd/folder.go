@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/facts"
+	memfolder "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/state"
-	"github.com/memoryd/memoryd/internal/txn"
-	"github.com/memoryd/memoryd/internal/usage"
 )
 
 // folder is a resolved memory folder with its state folder and repository.
@@ -28,53 +22,39 @@ type folder struct {
 	repoErr  error          // why repo is nil
 	log      *slog.Logger
 	getenv   func(string) string // the command's environment
+	mem      *memfolder.Folder   // the folder opened (folder.Open)
 	// modelResolved is set once the models were taken from OpenCode's
 	// configuration (see openCodeModel).
 	modelResolved bool
 }
 
-// openFolder loads the configuration and resolves the memory folder, which
-// must exist, and its repository.
+// openFolder loads the configuration and opens the memory folder, which
+// must exist, and its repository (folder.Open).
 func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
-	f, err := readFolder(e, fs)
-	if err != nil {
-		return nil, err
-	}
-	f.repo, f.repoErr = gitstore.Open(f.dir, gitstore.Options{Author: f.cfg.Git.Author, Logger: f.log, Screen: secretScreen(f.dir)})
-	if f.repoErr != nil {
-		f.repo = nil
-	}
-	return f, nil
+	return loadFolder(e, fs, false)
 }
 
 // readFolder is openFolder without the repository, for the commands that
 // only read the files (search, list, show): opening the repository costs
 // two git processes.
 func readFolder(e env, fs *flag.FlagSet) (*folder, error) {
+	return loadFolder(e, fs, true)
+}
+
+// loadFolder loads the configuration and opens the folder it names.
+func loadFolder(e env, fs *flag.FlagSet, withoutRepo bool) (*folder, error) {
 	cfg, path, err := loadConfig(e, fs)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(cfg.MemoryDir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("memory folder %s does not exist (create it, or run 'memoryd install --memory-dir %s')", cfg.MemoryDir, cfg.MemoryDir)
-		}
-		return nil, fmt.Errorf("memory folder: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("memory folder %s is not a folder", cfg.MemoryDir)
-	}
-	dir, err := state.RealPath(cfg.MemoryDir)
+	log := newLogger(e.stderr, cfg.LogLevel)
+	mf, err := memfolder.Open(memfolder.Options{Dir: cfg.MemoryDir, StateHome: stateHome(e), Author: cfg.Git.Author, Logger: log,
+		Budget: index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, WithoutRepo: withoutRepo})
 	if err != nil {
 		return nil, err
 	}
-	sd, err := state.Dir(stateHome(e), dir)
-	if err != nil {
-		return nil, err
-	}
-	return &folder{cfg: cfg, cfgPath: path, dir: dir, stateDir: sd, log: newLogger(e.stderr, cfg.LogLevel), getenv: e.getenv,
-		repoErr: errors.New("not opened")}, nil
+	return &folder{cfg: cfg, cfgPath: path, dir: mf.Dir(), stateDir: mf.StateDir(), repo: mf.Repo(), repoErr: mf.RepoErr(),
+		log: log, getenv: e.getenv, mem: mf}, nil
 }
 
 // gitProblem explains why commits are off, in words for status and logs.
@@ -99,33 +79,6 @@ func (f *folder) needRepo() (*gitstore.Repo, error) {
 	return f.repo, nil
 }
 
-// secretScreen keeps a file that holds a secret out of every commit: the
-// last line of defence for hand-written files, which no quality gate saw.
-// The answer names the file, the line and how to let it in (see screen.go).
-//
-// Only what a person or a model wrote is screened. The files memoryd
-// generates — the indexes MEMORY.md and MEMORY.<slug>.md, PROTOCOL.md,
-// .gitattributes — are built from the facts and are never held on their
-// own: a false positive in an index would keep the index out of every
-// commit, and its uncommitted change would stop the user's next `git pull`.
-// An index is held only while it repeats the very secret of a fact the
-// screen holds (a secret in a hand-written description), and then for as
-// long as that fact is. A file that cannot be screened — too large, not a
-// regular file, unreadable — is held too: the screen fails closed.
-func secretScreen(dir string) func(rel string) string {
-	return func(rel string) string {
-		switch {
-		case rel == index.ProtocolFile || rel == index.AttributesFile:
-			return ""
-		case index.GeneratedFile(dir, rel):
-			// An index memoryd generated, not a person's MEMORY.notes.md,
-			// which is screened like any file they wrote.
-			return screenIndex(dir, rel)
-		}
-		return screenRead(dir, rel).reason(rel)
-	}
-}
-
 // writer is the fact writer for the folder; who names it in the lock and in
 // commit messages ("cli", "import"). Each write brings the search index up
 // to the files (search.Update), so a search right after it finds the change.
@@ -141,14 +94,4 @@ func (f *folder) modelWriter(who string) *facts.Writer {
 
 // txn is the folder's write transaction: every write of a memory file goes
 // through it, with the configured index budget.
-func (f *folder) txn() *txn.Folder {
-	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo,
-		Budget: index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}, Search: f.updateSearch,
-		Uses: usage.Open(f.stateDir).Active})
-}
-
-// updateSearch brings the folder's search index, when there is one, up to
-// snap, a scan made after a write.
-func (f *folder) updateSearch(ctx context.Context, snap index.Snapshot) error {
-	return search.Update(ctx, f.stateDir, f.dir, snap)
-}
+func (f *folder) txn() *memfolder.Folder { return f.mem }

@@ -46,13 +46,13 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	if flagBool(fs, "json") {
-		return writeJSON(e.stdout, historyJSON(undo.Classify(commits)))
+		return writeJSON(e.stdout, historyJSON(undo.Classify(f.dir, commits)))
 	}
 	if len(commits) == 0 {
 		fmt.Fprintln(e.stdout, "no commits touch the memory folder yet")
 		return nil
 	}
-	for _, c := range undo.Classify(commits) {
+	for _, c := range undo.Classify(f.dir, commits) {
 		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", historyMark(c), c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
 	}
 	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/config"
-	"github.com/memoryd/memoryd/internal/gitstore"
+	memfolder "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/state"
@@ -127,7 +127,7 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	if real, rerr := state.RealPath(dir); rerr == nil {
-		if err := checkMemoryFolder(real, e.getenv("HOME")); err != nil {
+		if err := memfolder.Suitable(real, e.getenv("HOME")); err != nil {
 			return err
 		}
 	}
@@ -185,12 +185,12 @@ func installSync(ctx context.Context, e env, fs *flag.FlagSet, dir string) (*boo
 	case on || off:
 		return &on, nil
 	}
-	repo, err := gitstore.Open(dir, gitstore.Options{})
-	if err != nil {
-		return nil, nil // no repository (yet): nothing to sync with
+	mf, err := memfolder.Open(memfolder.Options{Dir: dir, StateHome: stateHome(e)})
+	if err != nil || mf.Repo() == nil {
+		return nil, nil // no folder or repository (yet): nothing to sync with
 	}
 	cfg, _, _ := readConfig(e, fs)
-	target, err := gitsync.Target(ctx, repo, cfg.Sync.Remote)
+	target, err := gitsync.Target(ctx, mf.Repo(), cfg.Sync.Remote)
 	if err != nil || cfg.Origin("sync.enabled").Source != config.FromDefault {
 		return nil, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/daemon"
+	memfolder "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/watcher"
@@ -39,7 +40,7 @@ func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err
 	if err != nil {
 		return err
 	}
-	if err := checkMemoryFolder(f.dir, e.getenv("HOME")); err != nil {
+	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
 		return err
 	}
 	inst, err := state.LockInstance(f.stateDir, f.dir, state.Owner("memoryd run for "+f.dir))

@@ -63,7 +63,7 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 	if f.repo == nil {
 		deps.GitProblem = f.gitProblem()
 	} else {
-		deps.Git = f.repo
+		deps.Git, deps.Commit = f.repo, f.txn()
 	}
 	deps.Published = codexPublisher(f)
 	if f.cfg.Sync.Enabled && f.repo != nil {

@@ -147,7 +147,10 @@ func complete(m Message) Message {
 	return m
 }
 
-var factVerb = regexp.MustCompile(`^memory: (add|replace|edit|forget|confirm) \S+ \(([a-z0-9-]+)\)$`)
+// factVerb is a fact command's subject: its verb, its file and its writer,
+// one word ("cli") or an MCP client ("mcp: claude-code", before the
+// trailers existed).
+var factVerb = regexp.MustCompile(`^memory: (add|replace|edit|forget|confirm) \S+ \(([a-z0-9-]+|mcp: [^()]+)\)$`)
 
 // legacy is what an older memoryd's subject says: its kind and writer.
 func legacy(subject string) (Kind, Writer) {

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/folder"
+	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 )
 
@@ -47,24 +48,22 @@ func TestControlCharactersInAnswer(t *testing.T) {
 	}
 }
 
-// failingCommit is the real repository whose every commit after the
-// checkpoint fails, as a commit can (a broken signing setup, a full disk, a
-// lock taken by the user at the wrong moment): once the checkpoint is
-// committed, commits must be signed by a gpg that always fails.
-type failingCommit struct{ *gitstore.Repo }
-
-func (g failingCommit) CommitPending(ctx context.Context, tracked func(string) bool, message func([]string) string) (gitstore.Committed, error) {
-	done, err := g.Repo.CommitPending(ctx, tracked, message)
-	if commitmsg.Parse(message(nil)).Kind == commitmsg.KindCheckpoint {
+// failCommits makes every commit of the repository at root fail from now
+// on, as a commit can (a broken signing setup, a full disk, a lock taken by
+// the user at the wrong moment): commits must be signed by a gpg that
+// always fails. It is the folder's search hook, which a transaction's
+// Commit calls after the checkpoint and before its own commit.
+func failCommits(root string) func(context.Context, index.Snapshot) error {
+	return func(context.Context, index.Snapshot) error {
 		for _, kv := range [][2]string{{"commit.gpgsign", "true"}, {"gpg.program", "false"}} {
 			cmd := exec.Command("git", "config", kv[0], kv[1])
-			cmd.Dir = g.Repo.Root()
+			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
-				return done, fmt.Errorf("git config: %v\n%s", err, out)
+				return fmt.Errorf("git config: %v\n%s", err, out)
 			}
 		}
+		return nil
 	}
-	return done, err
 }
 
 // TestFailedCommitRollsBack: when the compaction commit cannot be made, the
@@ -72,7 +71,9 @@ func (g failingCommit) CommitPending(ctx context.Context, tracked func(string) b
 func TestFailedCommitRollsBack(t *testing.T) {
 	f := newFixture(t, store(), func(llmtest.Recorded) llmtest.Reply { return plan(goodOps()...) })
 	f.write("user-new.md", mem("user", "new", "Pending hand edit", "Typed by hand, not yet committed."))
-	c := f.compactor(10*time.Second, func(o *Options) { o.Git = failingCommit{o.Folder.Repo()} })
+	c := f.compactor(10*time.Second, func(o *Options) {
+		o.Folder = openFolder(t, folder.Options{Dir: f.dir, StateDir: f.stateDir, Wait: 5 * time.Second, Search: failCommits(f.root)})
+	})
 	res, err := f.run(c)
 	if !errors.Is(err, ErrRolledBack) || !strings.Contains(err.Error(), "gpg failed") {
 		t.Fatalf("err = %v", err)

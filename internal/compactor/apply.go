@@ -8,9 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // applier applies validated ops to the folder through the transaction. Every
@@ -19,7 +18,7 @@ import (
 // writes); a file changed in between (a hand edit, or a fact saved through
 // memoryd, during the LLM call) makes the op skip, so the change survives.
 type applier struct {
-	tx      *txn.Tx
+	tx      *folder.Tx
 	dir     string
 	log     *slog.Logger
 	delay   time.Duration
@@ -52,14 +51,7 @@ func (a *applier) save(rel string) error {
 func (a *applier) rollback() error {
 	var errs []error
 	for _, rel := range a.paths() {
-		data := a.before[rel]
-		var err error
-		if data == nil {
-			err = atomicfile.Remove(a.dir, rel)
-		} else {
-			_, err = atomicfile.Write(a.dir, rel, data, 0o644)
-		}
-		if err != nil {
+		if err := a.tx.Restore(rel, a.before[rel]); err != nil {
 			errs = append(errs, fmt.Errorf("put back %s: %w", rel, err))
 		}
 	}

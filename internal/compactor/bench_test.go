@@ -9,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/llm"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // benchStore writes a synthetic store of n facts (one in ten with a
@@ -85,7 +84,7 @@ func BenchmarkPlan(b *testing.B) {
 			dir, size := benchStore(b, n)
 			m := &countingLLM{sends: map[string]int{}, answer: func(string) string { return `{"ops": []}` }}
 			sd := b.TempDir()
-			c := New(Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: sd}), StateDir: sd, Model: "m", LLM: m})
+			c := New(Options{Folder: openFolder(b, folder.Options{Dir: dir, StateDir: sd, WithoutRepo: true}), StateDir: sd, Model: "m", LLM: m})
 			passes := 0
 			for b.Loop() {
 				if _, err := c.Plan(b.Context()); err != nil && !strings.Contains(err.Error(), "nothing") {
@@ -106,10 +105,6 @@ func BenchmarkCompact(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
 			dir, size := benchStore(b, n)
-			repo, err := gitstore.Open(dir, gitstore.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
 			pass := 0
 			m := &countingLLM{sends: map[string]int{}, answer: func(prompt string) string {
 				if !strings.Contains(prompt, `file="user-fact-00000.md"`) {
@@ -118,7 +113,7 @@ func BenchmarkCompact(b *testing.B) {
 				return fmt.Sprintf(`{"ops": [{"op": "rewrite", "file": "user-fact-00000.md", "body": "version %d", "reason": "bench"}]}`, pass)
 			}}
 			sd := b.TempDir()
-			c := New(Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: sd, Repo: repo}), StateDir: sd, Model: "m", LLM: m})
+			c := New(Options{Folder: openFolder(b, folder.Options{Dir: dir, StateDir: sd}), StateDir: sd, Model: "m", LLM: m})
 			for b.Loop() {
 				pass++
 				res, err := c.Compact(b.Context())

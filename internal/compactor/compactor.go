@@ -14,7 +14,7 @@
 //     No repository: no pass (ErrNoGit), because nothing could undo it. A
 //     git operation of the user's under way (a merge, a rebase, a detached
 //     HEAD): no pass, and the model is not asked.
-//  2. Scan the folder without the write lock (txn.Folder.Snapshot). Fewer
+//  2. Scan the folder without the write lock (folder.Folder.Snapshot). Fewer
 //     than Options.MinEntries (at least 2) memory files: ErrNothingToDo,
 //     without asking the model.
 //  3. Deterministic dedupe: files of the same type whose bodies have the same
@@ -29,7 +29,7 @@
 //  5. Validate every op against the scan (see Compact for the rules); ops
 //     that fail are skipped and logged, a batch's plan that would remove too
 //     many files is refused whole.
-//  6. Begin the write transaction (txn.Folder.Begin: the write lock, waiting
+//  6. Begin the write transaction (folder.Folder.Begin: the write lock, waiting
 //     for a writer that holds it, and no git operation of the user's), and
 //     hold it to the end of the pass.
 //  7. Checkpoint: the indexes are settled, .gitattributes and PROTOCOL.md
@@ -62,11 +62,11 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/state"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // PassLock is the lock file in the state folder that a pass holds from
@@ -101,11 +101,10 @@ var (
 )
 
 // Git is what a pass asks of the repository besides the transaction's
-// commit: the checks, the checkpoint, and the reads; *gitstore.Repo has it.
+// commit and checkpoint: the check before planning, the unstaging of a
+// rollback, and the reads; *gitstore.Repo has it.
 type Git interface {
-	Busy() error
 	Operation() (gitstore.Blocker, bool)
-	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
 	Unstage(ctx context.Context, paths []string) error
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 	History(n int) ([]gitstore.Commit, error)
@@ -116,7 +115,7 @@ type Options struct {
 	// Folder is the memory folder's write transaction: the pass scans
 	// through it, and writes and commits only through it. Its repository
 	// is the one checkpointed; none means Compact fails with ErrNoGit.
-	Folder *txn.Folder
+	Folder *folder.Folder
 	// StateDir is the folder's state directory: the pass lock and the
 	// compaction state.
 	StateDir string
@@ -279,10 +278,11 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 //
 // Errors: ErrNoGit; an error wrapping state.ErrLocked when another pass
 // holds the pass lock (at once, before the model is asked); one wrapping
-// gitstore.ErrBusy when a git operation of the user's is under way or the
-// repository is busy; one wrapping txn.ErrBusy (and state.ErrLocked) when
-// another writer held the write lock past the transaction's wait after the
-// model answered; ErrNothingToDo when nothing was changed; ErrBadPlan when
+// gitstore.ErrBusy when a git operation of the user's is under way before
+// the model is asked; after it answered, the transaction's refusal
+// (folder.Begin): one wrapping folder.ErrInOperation, or folder.ErrBusy
+// (and state.ErrLocked or gitstore.ErrBusy) when another writer held the
+// write lock or git stayed busy past the wait; ErrNothingToDo when nothing was changed; ErrBadPlan when
 // no answer held a usable plan; ErrRefused when the only plans were
 // refused; an LLM error (nothing was changed). After the checkpoint, the
 // pass finishes even if ctx is cancelled, so that no half-applied pass is
@@ -315,13 +315,10 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	// From here on the pass completes: a cancelled context must not leave
 	// files half-applied and uncommitted.
 	actx := context.WithoutCancel(ctx)
-	if err := c.git.Busy(); err != nil {
-		return res, fmt.Errorf("compaction: %w", err)
-	}
 	if err := c.settle(); err != nil {
 		return res, err
 	}
-	if res.Checkpoint, err = c.checkpoint(actx); err != nil {
+	if res.Checkpoint, err = c.checkpoint(actx, tx); err != nil {
 		return res, err
 	}
 	a := &applier{tx: tx, dir: c.dir, log: c.log, delay: c.opts.OpDelay, res: res,
@@ -474,9 +471,9 @@ func (c *Compactor) settle() error {
 // checkpoint commits the folder's pending changes as the checkpoint, or
 // returns the last commit that touched the folder when nothing is pending.
 // The caller holds the transaction: nobody else writes meanwhile.
-func (c *Compactor) checkpoint(ctx context.Context) (string, error) {
+func (c *Compactor) checkpoint(ctx context.Context, tx *folder.Tx) (string, error) {
 	msg := commitmsg.Message{Subject: commitmsg.CheckpointSubject, Kind: commitmsg.KindCheckpoint, Writer: commitmsg.Person}.String()
-	done, err := c.git.CommitPending(ctx, index.Tracked, func([]string) string { return msg })
+	done, err := tx.CommitPending(ctx, func([]string) string { return msg })
 	if err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
@@ -519,7 +516,7 @@ func (c *Compactor) rollback(ctx context.Context, a *applier, staged []string, r
 // finish makes the compaction commit through the transaction, which
 // rebuilds the indexes first. It returns the index files that settle
 // wrote, for a rollback.
-func (c *Compactor) finish(ctx context.Context, tx *txn.Tx, a *applier, res *Result) ([]string, error) {
+func (c *Compactor) finish(ctx context.Context, tx *folder.Tx, a *applier, res *Result) ([]string, error) {
 	if len(a.touched) == 0 {
 		return nil, nil
 	}

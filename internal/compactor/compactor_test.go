@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/state"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestGoodPlan(t *testing.T) {
@@ -247,7 +247,7 @@ func TestWriteLockHeldPastTheWait(t *testing.T) {
 	before, head := f.files(), f.head()
 	c := f.compactor(10*time.Second, func(o *Options) { o.Folder = f.folder(o.Folder.Repo(), 300*time.Millisecond) })
 	_, err = f.run(c)
-	if !errors.Is(err, txn.ErrBusy) || !errors.Is(err, state.ErrLocked) || !strings.Contains(err.Error(), "someone else") {
+	if !errors.Is(err, folder.ErrBusy) || !errors.Is(err, state.ErrLocked) || !strings.Contains(err.Error(), "someone else") {
 		t.Fatalf("err %v", err)
 	}
 	if f.head() != head || !maps.Equal(before, f.files()) {

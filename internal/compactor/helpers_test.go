@@ -1,41 +1,33 @@
 package compactor
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
+	"github.com/memoryd/memoryd/internal/memtest"
 	"github.com/memoryd/memoryd/internal/protocol"
 	"github.com/memoryd/memoryd/internal/stamp"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
 func TestMain(m *testing.M) { gittest.Main(m) }
 
 // git runs the git CLI in dir and returns its trimmed output.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Run(t, dir, args...)
-}
+var git = gittest.Run
 
 // mem is the text of a memory file.
-func mem(typ, name, desc, body string) string {
-	return fmt.Sprintf("---\nname: %s\ndescription: %s\nmetadata:\n  type: %s\n---\n%s\n", name, desc, typ, body)
-}
+var mem = memtest.Fact
 
 // fixture is a notes repository with a memory folder, a fake LLM server and
 // a Compactor wired to both through the real openai provider.
@@ -45,32 +37,15 @@ type fixture struct {
 	dir      string // root/memory
 	stateDir string
 	srv      *llmtest.Server
-	logs     *syncBuffer
+	logs     *memtest.Log
 	opts     Options
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newFixture makes the repository with files (name → content) committed,
 // and a fake LLM answering with handler.
 func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Recorded) llmtest.Reply) *fixture {
 	t.Helper()
-	f := &fixture{t: t, root: t.TempDir(), stateDir: t.TempDir(), logs: &syncBuffer{}}
+	f := &fixture{t: t, root: t.TempDir(), stateDir: t.TempDir(), logs: &memtest.Log{}}
 	f.dir = filepath.Join(f.root, "memory")
 	os.MkdirAll(f.dir, 0o755)
 	git(t, f.root, "init", "-q")
@@ -97,7 +72,7 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 	git(t, f.root, "commit", "-q", "-m", "initial")
 	f.srv = llmtest.NewServer(t, handler)
 	f.opts = Options{StateDir: f.stateDir, Model: "openai/test-model",
-		Logger: slog.New(slog.NewTextHandler(f.logs, nil))}
+		Logger: f.logs.Logger()}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("compactor logs:\n%s", f.logs.String())
@@ -108,8 +83,18 @@ func newFixture(t *testing.T, files map[string]string, handler func(llmtest.Reco
 
 // folder is the fixture's write transaction over repo (none when nil),
 // whose Begin waits up to wait for the write lock.
-func (f *fixture) folder(repo *gitstore.Repo, wait time.Duration) *txn.Folder {
-	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: repo, Wait: wait})
+func (f *fixture) folder(repo *gitstore.Repo, wait time.Duration) *folder.Folder {
+	return openFolder(f.t, folder.Options{Dir: f.dir, StateDir: f.stateDir, WithoutRepo: repo == nil, Wait: wait})
+}
+
+// openFolder opens the folder opts name, or fails tb.
+func openFolder(tb testing.TB, opts folder.Options) *folder.Folder {
+	tb.Helper()
+	f, err := folder.Open(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
 }
 
 // compactor returns a Compactor on the fixture with the real openai client,

@@ -33,7 +33,13 @@ type Git interface {
 	// Operation says which git operation of the user's is under way (a
 	// merge, a rebase, a detached HEAD, …), during which nothing is written.
 	Operation() (gitstore.Blocker, bool)
-	CommitPending(ctx context.Context, tracked func(rel string) bool, message func(paths []string) string) (gitstore.Committed, error)
+}
+
+// Committer commits the hand edits pending in the memory folder under its
+// write lock (folder.Folder); an error matching folder.ErrBusy when
+// another writer holds it.
+type Committer interface {
+	CommitPending(ctx context.Context, who string, message func(paths []string) string) (gitstore.Committed, error)
 }
 
 // Compactor runs one compaction pass (compactor.Compactor). It returns an
@@ -72,7 +78,8 @@ type Deps struct {
 	Watcher    Watcher
 	Store      *index.Store
 	Git        Git
-	GitProblem string // why Git is nil, shown in status
+	Commit     Committer // set with Git
+	GitProblem string    // why Git is nil, shown in status
 	Compactor  Compactor
 	Extraction *Extraction
 	// Search, when set, is kept in step with the store after every

@@ -47,7 +47,7 @@ func (g *fakeGit) Operation() (gitstore.Blocker, bool) {
 	return gitstore.Blocker{Kind: gitstore.BlockedByOperation, Reason: "a merge is in progress", Fix: "finish it"}, g.inOp
 }
 
-func (g *fakeGit) CommitPending(ctx context.Context, _ func(string) bool, message func([]string) string) (gitstore.Committed, error) {
+func (g *fakeGit) CommitPending(ctx context.Context, _ string, message func([]string) string) (gitstore.Committed, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if len(g.pending) == 0 {
@@ -97,7 +97,7 @@ func newFixture(t *testing.T) *fixture {
 		Compact:       CompactPolicy{Poll: 10 * time.Minute, Interval: 12 * time.Hour, Churn: 8, MinEntries: 2},
 		Extract:       ExtractPolicy{Debounce: time.Minute},
 	}
-	f.deps = Deps{Watcher: f.w, Store: index.NewStore(dir), Git: f.git}
+	f.deps = Deps{Watcher: f.w, Store: index.NewStore(dir), Git: f.git, Commit: f.git}
 	return f
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/backoff"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
@@ -310,23 +311,20 @@ func (l *loop) startCommit(ctx context.Context, now time.Time) {
 	go func() { l.results <- l.commit(ctx) }()
 }
 
-// commit is the commit job: it takes the write lock and commits exactly
-// what differs from HEAD in the memory folder. It runs on its own goroutine
+// commit is the commit job: under the write lock (folder.Folder.CommitPending)
+// it commits exactly what differs from HEAD in the memory folder. It runs on its own goroutine
 // and touches no loop state.
 func (l *loop) commit(ctx context.Context) jobResult {
 	res := jobResult{kind: jobCommit}
-	lock, err := state.TryLock(l.d.opts.StateDir, state.WriteLock, state.Owner("memoryd run (commit)"))
-	if err != nil {
-		res.err = fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
-		return res
-	}
-	defer lock.Unlock()
 	start := time.Now()
 	message := func(paths []string) string {
 		res.summary = gitstore.CommitMessage(paths)
 		return gitstore.HandEditsMessage(paths)
 	}
-	c, err := l.d.deps.Git.CommitPending(ctx, index.Tracked, message)
+	c, err := l.d.deps.Commit.CommitPending(ctx, "memoryd run (commit)", message)
+	if errors.Is(err, folder.ErrBusy) {
+		err = fmt.Errorf("%w: %w", gitstore.ErrBusy, err) // another writer: retried quietly
+	}
 	res.hash, res.paths, res.held, res.ignored, res.err, res.took = c.Hash, c.Paths, c.Held, c.Ignored, err, time.Since(start)
 	return res
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // ErrChangedOnDisk is returned when a file a pass planned to write changed
@@ -20,8 +20,9 @@ import (
 var ErrChangedOnDisk = errors.New("a memory file changed during extraction")
 
 // ErrInOperation is returned when the repository is in the middle of a
-// merge, rebase, cherry-pick or revert: nothing is written until it ends.
-var ErrInOperation = errors.New("repository is in the middle of a merge, rebase, cherry-pick or revert")
+// merge, rebase, cherry-pick or revert, or on a detached HEAD: nothing is
+// written until it ends. It is the transaction's refusal (folder.Begin).
+var ErrInOperation = folder.ErrInOperation
 
 // marksLock is the lock file, in the state folder, of the read-modify-write
 // of the watermarks file across processes (the daemon and `memoryd
@@ -70,24 +71,20 @@ func (x *Extractor) apply(ctx context.Context, res Result, key string, mark tran
 // checks every planned file against the version the plan read before any
 // is written, writes the changes and commits them with the indexes.
 func (x *Extractor) write(ctx context.Context, res *Result) error {
-	repo, folder := x.deps.Repo, x.opts.Folder
-	if repo == nil || folder == nil || folder.Repo() == nil {
+	repo, fo := x.deps.Repo, x.opts.Folder
+	if repo == nil || fo == nil || fo.Repo() == nil {
 		return errors.New("no git repository: extraction writes nothing without one")
 	}
-	tx, err := folder.Begin(ctx, x.opts.Who)
+	tx, err := fo.Begin(ctx, x.opts.Who)
 	switch {
-	case errors.Is(err, txn.ErrBusy) && repo.InOperation():
-		return fmt.Errorf("%w: %w", ErrInOperation, err)
-	case errors.Is(err, txn.ErrBusy):
-		// Another writer held the lock past the wait: retry later.
+	case errors.Is(err, folder.ErrBusy):
+		// Another writer held the lock, or git stayed busy, past the
+		// wait: retry later.
 		return fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
 	case err != nil:
-		return err
+		return err // folder.ErrInOperation among them
 	}
 	defer tx.Close()
-	if err := repo.Busy(); err != nil {
-		return err
-	}
 	for _, c := range res.Changes {
 		if _, err := tx.Check(c.File, c.prev); err != nil {
 			return fmt.Errorf("%w: %w", ErrChangedOnDisk, err)

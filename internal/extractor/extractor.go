@@ -45,12 +45,12 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/protocol"
 	"github.com/memoryd/memoryd/internal/transcript"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Default bounds of one pass (the design's figures).
@@ -65,10 +65,8 @@ const (
 var ErrNothingToDo = errors.New("nothing new to extract")
 
 // Repo is what a pass asks of the notes repository besides the
-// transaction's commit: the checks and the reads (gitstore.Repo).
+// transaction (which checks it and commits): the reads (gitstore.Repo).
 type Repo interface {
-	InOperation() bool
-	Busy() error
 	Ignored(ctx context.Context, paths []string) (map[string]bool, error)
 }
 
@@ -76,7 +74,7 @@ type Repo interface {
 type Options struct {
 	// Folder is the memory folder's write transaction, the only way a pass
 	// writes and commits; the pass also plans from its folder.
-	Folder   *txn.Folder
+	Folder   *folder.Folder
 	StateDir string // the folder's state directory: the watermarks
 	Model    string // "provider/model"
 

@@ -15,11 +15,11 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/transcript"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // TestMain gives git a known identity and no user or system configuration.
@@ -126,10 +126,7 @@ func toolCall(tool string, input obj) obj {
 }
 
 // git runs the git CLI in dir.
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Run(t, dir, args...)
-}
+var git = gittest.Run
 
 // fakeLLM answers with a function and counts and records the calls.
 type fakeLLM struct {
@@ -222,8 +219,12 @@ func newEnv(t testing.TB, opts ...func(*Options)) *env {
 
 // folder is the env's write transaction; Begin waits a short while for
 // the write lock, so that a test of a held lock is quick.
-func (e *env) folder() *txn.Folder {
-	return txn.New(txn.Options{Dir: e.mem, StateDir: e.state, Repo: e.repo, Wait: 300 * time.Millisecond})
+func (e *env) folder() *folder.Folder {
+	f, err := folder.Open(folder.Options{Dir: e.mem, StateDir: e.state, WithoutRepo: e.repo == nil, Wait: 300 * time.Millisecond})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return f
 }
 
 func (e *env) write(name, content string) {

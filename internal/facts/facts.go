@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/secrets"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Errors a writer's caller may act on; each comes wrapped with the file and
@@ -32,7 +32,7 @@ var (
 	ErrExists    = errors.New("already exists")
 	ErrDuplicate = errors.New("duplicates another fact")
 	ErrNotFound  = errors.New("no such fact")
-	ErrBusy      = txn.ErrBusy
+	ErrBusy      = folder.ErrBusy
 	ErrIgnored   = errors.New("is ignored by git")
 	ErrHandLines = errors.New("would drop lines a person wrote")
 )
@@ -64,8 +64,8 @@ func (f Fact) File() string { return f.Type + "-" + f.Name + ".md" }
 
 // Options configure a Writer.
 type Options struct {
-	Folder *txn.Folder // the memory folder, written through its transactions
-	Who    string      // names the writer in the lock and in commit messages ("cli", "mcp: codex")
+	Folder *folder.Folder // the memory folder, written through its transactions
+	Who    string         // names the writer in the lock and in commit messages ("cli", "mcp: codex")
 	// Model: what this writer saves is what a model said (an agent through
 	// the MCP server), not what a person typed. A model may not drop lines
 	// a person wrote, and its commits say it wrote them.

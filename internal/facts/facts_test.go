@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -29,7 +28,7 @@ type world struct {
 	state string
 	w     *Writer
 	// folder is the transaction w writes through.
-	folder *txn.Folder
+	folder *folder.Folder
 }
 
 func newWorld(t *testing.T) *world {
@@ -39,11 +38,11 @@ func newWorld(t *testing.T) *world {
 	os.MkdirAll(w.dir, 0o755)
 	gittest.Run(t, w.root, "init", "-q")
 	gittest.Run(t, w.root, "commit", "-q", "--allow-empty", "-m", "start")
-	repo, err := gitstore.Open(w.dir, gitstore.Options{})
-	if err != nil {
+	f, err := folder.Open(folder.Options{Dir: w.dir, StateDir: w.state, Wait: 300 * time.Millisecond})
+	if err != nil || f.Repo() == nil {
 		t.Fatal(err)
 	}
-	w.folder = txn.New(txn.Options{Dir: w.dir, StateDir: w.state, Repo: repo, Wait: 300 * time.Millisecond})
+	w.folder = f
 	w.w = New(Options{Folder: w.folder})
 	return w
 }
@@ -239,11 +238,11 @@ func TestWritesHandTheFolderToSearch(t *testing.T) {
 		got = append(got, files)
 		return errors.New("a broken search index does not fail the write")
 	}
-	repo, err := gitstore.Open(w.dir, gitstore.Options{})
+	f, err := folder.Open(folder.Options{Dir: w.dir, StateDir: w.state, Search: search})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.w = New(Options{Folder: txn.New(txn.Options{Dir: w.dir, StateDir: w.state, Repo: repo, Search: search})})
+	w.w = New(Options{Folder: f})
 	if _, err := w.w.Save(ctx, tabs, false); err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Inbox lists the facts waiting for review, by file ("_inbox/x.md").
@@ -84,7 +84,7 @@ func (w *Writer) review(ctx context.Context, name, action, reason string, force 
 }
 
 // accept writes the proposal m over target.
-func (w *Writer) accept(ctx context.Context, tx *txn.Tx, m *index.Memory, target string, force bool) error {
+func (w *Writer) accept(ctx context.Context, tx *folder.Tx, m *index.Memory, target string, force bool) error {
 	dir := w.opts.Folder.Dir()
 	cur := find(tx.Snapshot(), target)
 	if cur != nil && cur.Readonly {

@@ -8,7 +8,7 @@
 //     the user chose their own ssh command); the user's credentials (ssh
 //     agent, credential helper) are used as they are, never stored.
 //   - The remote's commits are integrated under the write transaction's
-//     lock (txn.Folder.Begin), never while a git operation of the user's is
+//     lock (folder.Folder.Begin), never while a git operation of the user's is
 //     under way or something of theirs is staged: a fast-forward when the
 //     local branch has nothing of its own, else a merge computed without
 //     touching the work tree (git merge-tree), committed, and then
@@ -39,9 +39,9 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 var (
@@ -58,7 +58,7 @@ var (
 
 // Options configure a Syncer.
 type Options struct {
-	Folder *txn.Folder // its Repo must be set
+	Folder *folder.Folder // its Repo must be set
 	// Remote is the git remote; "" means the current branch's upstream.
 	Remote string
 	// Who names the process in the write lock ("memoryd run (sync)").

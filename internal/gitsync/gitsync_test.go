@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
+	"github.com/memoryd/memoryd/internal/memtest"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -45,18 +45,16 @@ func clone(t *testing.T, remote, dir string) *machine {
 	t.Helper()
 	gittest.Run(t, filepath.Dir(dir), "clone", "-q", remote, dir)
 	m := &machine{t: t, notes: dir, mem: filepath.Join(dir, "memory")}
-	repo, err := gitstore.Open(m.mem, gitstore.Options{})
-	if err != nil {
-		t.Fatal(err)
+	f, err := folder.Open(folder.Options{Dir: m.mem, StateDir: t.TempDir()})
+	if err != nil || f.Repo() == nil {
+		t.Fatal(err, f.RepoErr())
 	}
-	f := txn.New(txn.Options{Dir: m.mem, StateDir: t.TempDir(), Repo: repo})
 	m.sync = New(Options{Folder: f})
 	return m
 }
 
-func fact(name, desc, body string) string {
-	return "---\nname: " + name + "\ndescription: " + desc + "\nmetadata:\n  type: user\n---\n" + body + "\n"
-}
+// fact is the text of a user fact.
+func fact(name, desc, body string) string { return memtest.Fact("user", name, desc, body) }
 
 func (m *machine) write(rel, text string) {
 	m.t.Helper()

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // integrate brings the remote's commits up to tip into the branch, under
@@ -24,7 +24,7 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 		return fmt.Errorf("%w: %s", ErrPaused, why)
 	}
 	tx, err := s.opts.Folder.Begin(ctx, s.opts.Who)
-	if errors.Is(err, txn.ErrBusy) {
+	if errors.Is(err, folder.ErrBusy) || errors.Is(err, folder.ErrInOperation) {
 		return pause(err.Error())
 	}
 	if err != nil {
@@ -35,14 +35,10 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 	// short by a daemon's shutdown would leave work for the user.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), integrateTimeout)
 	defer cancel()
-	repo := g.repo
 	// Edits of memory files waiting for the daemon's commit go in first,
 	// as that commit would: the merge then sees them.
-	if _, err := repo.CommitPending(ctx, index.Tracked, gitstore.HandEditsMessage); err != nil {
+	if _, err := tx.CommitPending(ctx, nil); err != nil {
 		return pause("the memory folder's pending changes could not be committed first: " + err.Error())
-	}
-	if err := repo.Busy(); err != nil {
-		return pause(err.Error())
 	}
 	staged, err := g.out(ctx, "diff", "--cached", "--name-only", "--no-renames", "-z")
 	if err != nil {
@@ -80,7 +76,9 @@ func (s *Syncer) integrate(ctx context.Context, g *gitCmd, branch, tip string, r
 		return pause(fmt.Sprintf("the remote's commits were not brought in: %s; commit or stash your changes to those files, then run memoryd sync", msg))
 	}
 	res.Pulled, _ = atoi(n)
-	tx.Touched(res.Review...)
+	if err := tx.Merged(res.Review...); err != nil {
+		return err
+	}
 	// Rebuild the indexes from the facts as they arrived, and commit them.
 	msg := syncMessage(fmt.Sprintf("memory: sync: rebuild the indexes after pulling from %s", res.Target))
 	if _, err := tx.Commit(ctx, msg); err != nil {

@@ -10,9 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memoryd/memoryd/internal/facts"
-	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gittest"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -26,14 +25,13 @@ func connect(t *testing.T, search SearchFunc) (*mcp.ClientSession, string) {
 	os.MkdirAll(dir, 0o755)
 	gittest.Run(t, root, "init", "-q")
 	gittest.Run(t, root, "commit", "-q", "--allow-empty", "-m", "start")
-	repo, err := gitstore.Open(dir, gitstore.Options{})
-	if err != nil {
+	f, err := folder.Open(folder.Options{Dir: dir, StateDir: t.TempDir()})
+	if err != nil || f.Repo() == nil {
 		t.Fatal(err)
 	}
-	stateDir := t.TempDir()
 	s := New(Options{Dir: dir, Project: "proj", Version: "test", Search: search,
 		Writer: func(who string) *facts.Writer {
-			return facts.New(facts.Options{Folder: txn.New(txn.Options{Dir: dir, StateDir: stateDir, Repo: repo}), Who: who, Model: true})
+			return facts.New(facts.Options{Folder: f, Who: who, Model: true})
 		}})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()

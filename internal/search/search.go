@@ -1,9 +1,21 @@
-// Package search is the full-text search over the memory files: an SQLite
-// FTS5 index in the state folder (state.SearchFile), kept up to date by the
-// daemon (Sync) and rebuilt from the files by whoever finds it missing,
-// stale or corrupt (Fresh). The files stay the truth: the index is a cache
-// that may be deleted at any time, and a damaged one is removed and rebuilt,
-// never reported to the user as an error.
+// Package search is the full-text search over the memory files: an
+// inverted index memoryd keeps itself in an SQLite file in the state folder
+// (state.SearchFile; no SQLite full-text module). Each term of a fact's
+// name, title, description and body — words folded, identifiers split into
+// their parts, Porter stems (text.go, porter.go) — has its postings
+// (postings.go); a query reads the postings of its words, their stems, their
+// synonyms (synonyms.go) and, for the last word, its prefix, and ranks the
+// facts by BM25F with per-field weights, a project boost, then pinned and
+// updated (query.go). Optionally a second signal, embeddings of the facts
+// fused with the word ranking, comes in when an endpoint is configured
+// (dense.go). The index is kept up to date by the daemon (Sync) and after
+// each write of a command (Update), and rebuilt from the files by whoever
+// finds it missing, stale — its fingerprint of the folder no longer matches
+// (fingerprint.go) — or corrupt (Fresh); when it cannot be opened at all,
+// FindOrScan answers from the files with the same ranking. The files stay
+// the truth: the index is a cache that may be deleted at any time, and a
+// damaged one is removed and rebuilt, never reported to the user as an
+// error.
 //
 // Several processes share one index file — the daemon syncing while a CLI
 // command or the MCP server searches. SQLite's write-ahead log lets readers

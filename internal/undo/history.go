@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 )
@@ -37,24 +38,13 @@ func KindOf(subject string) string { return string(commitmsg.Parse(subject).Kind
 // to itself) rather than reverting the commit's own files.
 func restores(kind string) bool { return kind == KindCompaction || kind == KindCheckpoint }
 
-// Generated reports whether rel is a file memoryd derives or writes when
-// missing (index.Store.Settle): MEMORY.md (and top-level MEMORY.<x>.md),
-// .gitattributes and PROTOCOL.md. Undo never reverts them; it settles
-// the folder after its change instead.
-func Generated(rel string) bool {
-	switch rel {
-	case index.IndexFile, index.AttributesFile, index.ProtocolFile:
-		return true
-	}
-	return !strings.Contains(rel, "/") && strings.HasPrefix(rel, "MEMORY.") && strings.HasSuffix(rel, ".md")
-}
-
 // own returns the files of a commit that undo reverts: tracked, not
-// generated.
-func own(files []string) []string {
+// generated (folder.Generated: undo settles the folder after its change
+// instead).
+func own(dir string, files []string) []string {
 	var out []string
 	for _, f := range files {
-		if index.Tracked(f) && !Generated(f) {
+		if index.Tracked(f) && !folder.Generated(dir, f) {
 			out = append(out, f)
 		}
 	}
@@ -75,14 +65,14 @@ type Entry struct {
 
 var undoSubject = regexp.MustCompile(`^memory: undo (compaction |to checkpoint )?([0-9a-f]{7,40})\b`)
 
-// Classify reads hist (newest first, as gitstore.History gives it): each
+// Classify reads hist, commits of the memory folder dir (newest first, as gitstore.History gives it): each
 // commit's kind, which undo commits took which commits back, and what can
 // be undone. An undo commit names what it undid in its subject: a plain
 // undo takes back that commit; "undo compaction X" and "undo to
 // checkpoint X" put the whole folder back, so they take back X (or the
 // commits after checkpoint X) and every commit up to themselves. An undo
 // that was itself undone (a redo) takes nothing back.
-func Classify(hist []gitstore.Commit) []Entry {
+func Classify(dir string, hist []gitstore.Commit) []Entry {
 	es := make([]Entry, len(hist))
 	for i, c := range hist {
 		msg := c.Message
@@ -127,7 +117,7 @@ func Classify(hist []gitstore.Commit) []Entry {
 		case e.Kind == KindCheckpoint:
 			e.Undoable = dangling(es, i)
 		default:
-			e.Undoable = len(own(e.Files)) > 0
+			e.Undoable = len(own(dir, e.Files)) > 0
 		}
 	}
 	return es
@@ -209,7 +199,7 @@ func named(es []Entry, want string) (int, error) {
 			short(e.Hash), e.Subject, short(e.Hash))
 	case e.UndoneBy != "":
 		return -1, fmt.Errorf("%w: %s (%s) was undone already by %s", ErrNothingToUndo, short(e.Hash), e.Subject, short(e.UndoneBy))
-	case !restores(e.Kind) && len(own(e.Files)) == 0:
+	case !restores(e.Kind) && !e.Undoable: // only files memoryd rebuilds (see Classify)
 		return -1, fmt.Errorf("%w: %s (%s) changed only files memoryd rebuilds (%s)", ErrNothingToUndo, short(e.Hash), e.Subject, strings.Join(e.Files, ", "))
 	}
 	return i, nil

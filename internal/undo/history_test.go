@@ -41,7 +41,7 @@ func hist(cs ...string) []gitstore.Commit {
 }
 
 func TestClassifyAndTarget(t *testing.T) {
-	es := Classify(hist(
+	es := Classify("", hist(
 		"ffff memory: update MEMORY.md | MEMORY.md",
 		"eeee memory: undo dddddddddddd (add user-d.md (cli)) | user-d.md,MEMORY.md",
 		"dddd memory: add user-d.md (cli) | user-d.md,MEMORY.md",
@@ -84,7 +84,7 @@ func TestClassifyAndTarget(t *testing.T) {
 	if _, err := Target(es[:6], "", false); !errors.Is(err, ErrNothingToUndo) || !strings.Contains(err.Error(), "undone already") {
 		t.Errorf("everything undone: %v", err)
 	}
-	if _, err := Target(Classify(hist("7777 my own commit | a.md")), "", true); !errors.Is(err, ErrNoMemorydCommit) {
+	if _, err := Target(Classify("", hist("7777 my own commit | a.md")), "", true); !errors.Is(err, ErrNoMemorydCommit) {
 		t.Errorf("no memoryd commit: %v", err)
 	}
 }
@@ -93,14 +93,14 @@ func TestClassifyAndTarget(t *testing.T) {
 // pass's changes are pending, or when the daemon's commit right after it
 // recorded them.
 func TestTargetDanglingCheckpoint(t *testing.T) {
-	es := Classify(hist("9999 memory: checkpoint before compaction | user-a.md", "8888 memory: add user-a.md (cli) | user-a.md"))
+	es := Classify("", hist("9999 memory: checkpoint before compaction | user-a.md", "8888 memory: add user-a.md (cli) | user-a.md"))
 	if i, _ := Target(es, "", true); i != 0 {
 		t.Errorf("pending: target %d", i)
 	}
 	if i, _ := Target(es, "", false); i != 1 {
 		t.Errorf("nothing pending: target %d, want the add", i)
 	}
-	es = Classify(hist("aaaa memory: update user-a.md | user-a.md", "9999 memory: checkpoint before compaction | user-a.md"))
+	es = Classify("", hist("aaaa memory: update user-a.md | user-a.md", "9999 memory: checkpoint before compaction | user-a.md"))
 	if i, _ := Target(es, "", false); i != 1 {
 		t.Errorf("the daemon committed the pass's changes: target %d, want the checkpoint", i)
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 )
 
@@ -113,7 +113,7 @@ type change struct {
 // removed when it was absent. Files already so are left alone. It returns
 // what it changed; on error the files changed so far stay changed (the
 // caller's commit, or the next undo, records them).
-func revert(dir string, files []string, before map[string]gitstore.Version) ([]change, error) {
+func revert(tx *folder.Tx, dir string, files []string, before map[string]gitstore.Version) ([]change, error) {
 	var done []change
 	for _, f := range files {
 		now, err := readWork(dir, f)
@@ -124,20 +124,17 @@ func revert(dir string, files []string, before map[string]gitstore.Version) ([]c
 		if now.Same(want) {
 			continue
 		}
-		c := change{File: f, How: "restored"}
+		c, data := change{File: f, How: "restored"}, want.Data
 		switch {
 		case !want.OK:
-			c.How = "removed"
-			err = atomicfile.Remove(dir, f)
-		default:
-			if !now.OK {
-				c.How = "brought back"
-			}
-			if err = os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(f))), 0o755); err == nil {
-				_, err = atomicfile.Write(dir, f, want.Data, 0o644)
-			}
+			c.How, data = "removed", nil
+		case !now.OK:
+			c.How = "brought back"
 		}
-		if err != nil {
+		if want.OK && data == nil {
+			data = []byte{} // an empty file, not an absent one
+		}
+		if err := tx.Restore(f, data); err != nil {
 			return done, fmt.Errorf("undo %s: %w", f, err)
 		}
 		done = append(done, c)

@@ -28,9 +28,9 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 // Depth is how many of the memory folder's commits undo searches.
@@ -42,7 +42,7 @@ var ErrNothingToUndo = errors.New("nothing to undo")
 
 // Options say what to undo and where.
 type Options struct {
-	Folder *txn.Folder // the memory folder, written through its transactions; it must have a repository
+	Folder *folder.Folder // the memory folder, written through its transactions; it must have a repository
 	// Commit is the commit to take back (a hash prefix of at least 4
 	// digits); "" means the most recent one (see Target).
 	Commit string
@@ -93,9 +93,6 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	defer tx.Close()
 	repo := opts.Folder.Repo()
-	if err := repo.Busy(); err != nil {
-		return Result{}, err
-	}
 	hist, err := repo.History(Depth)
 	if err != nil {
 		return Result{}, err
@@ -104,7 +101,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	es := Classify(hist)
+	es := Classify(opts.Folder.Dir(), hist)
 	i, err := Target(es, opts.Commit, len(pending) > 0)
 	if err != nil {
 		return Result{}, err
@@ -120,7 +117,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 type undoer struct {
 	opts Options
 	repo *gitstore.Repo
-	tx   *txn.Tx
+	tx   *folder.Tx
 	es   []Entry
 	i    int
 }
@@ -148,7 +145,7 @@ func (u *undoer) check(files []string, after map[string]gitstore.Version) ([]Con
 
 // commitPending commits what was pending before undo changes anything.
 func (u *undoer) commitPending(ctx context.Context) (bool, error) {
-	c, err := u.repo.CommitPending(ctx, index.Tracked, gitstore.HandEditsMessage)
+	c, err := u.tx.CommitPending(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("commit pending changes before undo: %w", err)
 	}
@@ -159,7 +156,7 @@ func (u *undoer) commitPending(ctx context.Context) (bool, error) {
 func (u *undoer) revert(ctx context.Context) (Result, error) {
 	e := u.entry()
 	res := Result{Undone: e.Commit, Kind: e.Kind, What: short(e.Hash) + " (" + e.Subject + ")"}
-	files := own(e.Files)
+	files := own(u.opts.Folder.Dir(), e.Files)
 	after, before, err := u.files(e.Hash, files)
 	if err != nil {
 		return res, err
@@ -170,14 +167,13 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 	if _, err := u.commitPending(ctx); err != nil {
 		return res, err
 	}
-	res.Changes, err = revert(u.opts.Folder.Dir(), files, before)
+	res.Changes, err = revert(u.tx, u.opts.Folder.Dir(), files, before)
 	if err == nil && len(res.Changes) == 0 {
 		return res, fmt.Errorf("%w: the files of %s are already as they were before it", ErrNothingToUndo, res.What)
 	}
 	if err != nil {
 		return res, err
 	}
-	u.tx.Touched(files...)
 	subject, body, _ := strings.Cut(revertMessage(e.Commit, res.Changes), "\n")
 	c, err := u.tx.Commit(ctx, commitmsg.Message{Subject: subject, Body: body, Kind: commitmsg.KindUndo, Writer: commitmsg.Person})
 	res.Commit, res.Held = c.Commit, c.Held
@@ -198,7 +194,7 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 		rev = e.Hash + "^"
 		msg = commitmsg.UndoPrefix + "compaction " + short(e.Hash) + strings.TrimPrefix(e.Subject, commitmsg.CompactionPrefix)
 		res.What = "the checkpoint before compaction " + short(e.Hash)
-		files := own(e.Files)
+		files := own(u.opts.Folder.Dir(), e.Files)
 		after, _, err := u.files(e.Hash, files)
 		if err != nil {
 			return res, err

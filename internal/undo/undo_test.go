@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
-	"github.com/memoryd/memoryd/internal/txn"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -90,10 +90,10 @@ func clean(t *testing.T, dir string) {
 }
 
 func TestRunRestoresCheckpointAndKeepsPendingInHistory(t *testing.T) {
-	dir, repo := fixture(t)
+	dir, _ := fixture(t)
 	write(t, dir, "user-c.md", "c") // a hand edit not yet committed
 	sd := t.TempDir()
-	res, err := Run(ctx, Options{Folder: folder(dir, sd, repo)})
+	res, err := Run(ctx, Options{Folder: openFolder(t, dir, sd)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +117,13 @@ func TestRunRestoresCheckpointAndKeepsPendingInHistory(t *testing.T) {
 	}
 	clean(t, dir)
 	// The same compaction again: undone already.
-	if _, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: res.Undone.Hash[:8]}); !errors.Is(err, ErrNothingToUndo) ||
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, sd), Commit: res.Undone.Hash[:8]}); !errors.Is(err, ErrNothingToUndo) ||
 		!strings.Contains(err.Error(), "undone already by "+res.Commit[:12]) {
 		t.Fatalf("undo of an undone compaction: %v", err)
 	}
 	// Undoing the undo is a redo: the compaction's result and the later
 	// file come back.
-	redo, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: res.Commit[:8]})
+	redo, err := Run(ctx, Options{Folder: openFolder(t, dir, sd), Commit: res.Commit[:8]})
 	if err != nil || redo.Restored || exists(dir, "user-b.md") || !exists(dir, "user-c.md") {
 		t.Fatalf("redo: %+v %v", redo, err)
 	}
@@ -131,14 +131,14 @@ func TestRunRestoresCheckpointAndKeepsPendingInHistory(t *testing.T) {
 }
 
 func TestRunRefusesWhileLocked(t *testing.T) {
-	dir, repo := fixture(t)
+	dir, _ := fixture(t)
 	sd := t.TempDir()
 	l, err := state.TryLock(sd, state.WriteLock, "pid 1, test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	_, err = Run(ctx, Options{Folder: folder(dir, sd, repo)})
+	_, err = Run(ctx, Options{Folder: openFolder(t, dir, sd)})
 	if !errors.Is(err, state.ErrLocked) || !strings.Contains(err.Error(), "pid 1, test") {
 		t.Fatalf("err = %v", err)
 	}
@@ -166,9 +166,9 @@ func extractionFixture(t *testing.T) (dir string, repo *gitstore.Repo, extractio
 // TestUndoExtraction: the extraction's files go back to before it; the
 // later commit to another file stays.
 func TestUndoExtraction(t *testing.T) {
-	dir, repo, extraction := extractionFixture(t)
+	dir, _, extraction := extractionFixture(t)
 	oldA := gittest.Run(t, filepath.Dir(dir), "show", extraction+"^:memory/user-a.md")
-	res, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: extraction[:7]})
+	res, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir()), Commit: extraction[:7]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +197,13 @@ func TestUndoExtraction(t *testing.T) {
 // edit to a file the commit changed stops undo, naming both; --force undoes
 // anyway.
 func TestUndoRefusesLaterChangeToSameFile(t *testing.T) {
-	dir, repo, extraction := extractionFixture(t)
+	dir, _, extraction := extractionFixture(t)
 	write(t, dir, "user-x.md", "x, edited")
 	edit := commitAll(t, dir, "memory: edit user-x.md (cli)")
 	write(t, dir, "user-a.md", "a, typed just now")
 	head := gittest.Run(t, filepath.Dir(dir), "rev-parse", "HEAD")
 	sd := t.TempDir()
-	_, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: extraction[:7]})
+	_, err := Run(ctx, Options{Folder: openFolder(t, dir, sd), Commit: extraction[:7]})
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) {
 		t.Fatalf("err = %v", err)
@@ -222,7 +222,7 @@ func TestUndoRefusesLaterChangeToSameFile(t *testing.T) {
 		t.Fatal("a refused undo wrote something")
 	}
 
-	res, err := Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: extraction[:7], Force: true})
+	res, err := Run(ctx, Options{Folder: openFolder(t, dir, sd), Commit: extraction[:7], Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestUndoRefusesLaterChangeToSameFile(t *testing.T) {
 // memoryd commit not undone yet, one after the other; undoing an undo is
 // a redo.
 func TestUndoWalksBackAndRedo(t *testing.T) {
-	dir, repo := newRepo(t)
+	dir, _ := newRepo(t)
 	write(t, dir, "user-keep.md", "keep")
 	commitAll(t, dir, "notes by hand") // not memoryd's
 	write(t, dir, "user-a.md", "a")
@@ -249,7 +249,7 @@ func TestUndoWalksBackAndRedo(t *testing.T) {
 	commitAll(t, dir, "memory: forget user-keep.md (mcp)")
 	sd := t.TempDir()
 	run := func(commit string) (Result, error) {
-		return Run(ctx, Options{Folder: folder(dir, sd, repo), Commit: commit})
+		return Run(ctx, Options{Folder: openFolder(t, dir, sd), Commit: commit})
 	}
 	first, err := run("")
 	if err != nil || first.Kind != KindForget || !exists(dir, "user-keep.md") || !exists(dir, "user-a.md") {
@@ -276,27 +276,27 @@ func TestUndoWalksBackAndRedo(t *testing.T) {
 }
 
 func TestUndoRefusals(t *testing.T) {
-	dir, repo := newRepo(t)
-	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)}); !errors.Is(err, ErrNoMemorydCommit) {
+	dir, _ := newRepo(t)
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir())}); !errors.Is(err, ErrNoMemorydCommit) {
 		t.Errorf("empty history: %v", err)
 	}
 	write(t, dir, "user-a.md", "a")
 	mine := commitAll(t, dir, "my notes")
-	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)}); !errors.Is(err, ErrNoMemorydCommit) ||
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir())}); !errors.Is(err, ErrNoMemorydCommit) ||
 		!strings.Contains(err.Error(), "no compaction to undo") {
 		t.Errorf("no memoryd commit: %v", err)
 	}
-	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: mine[:6]}); err == nil ||
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir()), Commit: mine[:6]}); err == nil ||
 		!strings.Contains(err.Error(), "was not made by memoryd: it is neither a compaction nor a checkpoint") {
 		t.Errorf("a person's commit: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, index.IndexFile), []byte("# Memory\n"), 0o644)
 	idx := commitAll(t, dir, "memory: update MEMORY.md")
-	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: idx[:6]}); !errors.Is(err, ErrNothingToUndo) ||
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir()), Commit: idx[:6]}); !errors.Is(err, ErrNothingToUndo) ||
 		!strings.Contains(err.Error(), "changed only files memoryd rebuilds (MEMORY.md)") {
 		t.Errorf("an index-only commit: %v", err)
 	}
-	if _, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo), Commit: "abc"}); err == nil || !strings.Contains(err.Error(), "is not among") {
+	if _, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir()), Commit: "abc"}); err == nil || !strings.Contains(err.Error(), "is not among") {
 		t.Errorf("a prefix too short: %v", err)
 	}
 }
@@ -305,24 +305,24 @@ func TestUndoRefusals(t *testing.T) {
 // its half-applied changes, committed by the daemon as a plain update;
 // undo goes back to the checkpoint.
 func TestUndoDanglingCheckpoint(t *testing.T) {
-	dir, repo := newRepo(t)
+	dir, _ := newRepo(t)
 	write(t, dir, "user-a.md", "a")
 	write(t, dir, "user-b.md", "b")
 	commitAll(t, dir, commitmsg.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	write(t, dir, "user-a.md", "a merged")
-	res, err := Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
+	res, err := Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir())})
 	if err != nil || !res.Restored || res.Kind != KindCheckpoint || res.Later != 1 || !exists(dir, "user-b.md") || strings.Contains(read(dir, "user-a.md"), "merged") {
 		t.Fatalf("pending half-applied pass: %+v %v", res, err)
 	}
 
-	dir, repo = newRepo(t)
+	dir, _ = newRepo(t)
 	write(t, dir, "user-a.md", "a")
 	write(t, dir, "user-b.md", "b")
 	cp := commitAll(t, dir, commitmsg.CheckpointSubject)
 	os.Remove(filepath.Join(dir, "user-b.md"))
 	commitAll(t, dir, "memory: update user-b.md")
-	res, err = Run(ctx, Options{Folder: folder(dir, t.TempDir(), repo)})
+	res, err = Run(ctx, Options{Folder: openFolder(t, dir, t.TempDir())})
 	if err != nil || !res.Restored || res.Undone.Hash != cp || res.What != "checkpoint "+cp[:12] || !exists(dir, "user-b.md") {
 		t.Fatalf("committed half-applied pass: %+v %v", res, err)
 	}
@@ -331,7 +331,12 @@ func TestUndoDanglingCheckpoint(t *testing.T) {
 	}
 }
 
-// folder is the write transaction over dir.
-func folder(dir, stateDir string, repo *gitstore.Repo) *txn.Folder {
-	return txn.New(txn.Options{Dir: dir, StateDir: stateDir, Repo: repo})
+// openFolder opens dir, with its repository, for a test.
+func openFolder(t *testing.T, dir, stateDir string) *folder.Folder {
+	t.Helper()
+	f, err := folder.Open(folder.Options{Dir: dir, StateDir: stateDir})
+	if err != nil || f.Repo() == nil {
+		t.Fatal(err)
+	}
+	return f
 }

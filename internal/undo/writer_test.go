@@ -14,8 +14,8 @@ import (
 // trailer; the undo's subject names the model's commit, "(mcp: codex)",
 // which must not make it count as the model's.)
 func TestUndoOfAModelChangeIsAPersons(t *testing.T) {
-	dir, repo := newRepo(t)
-	f := folder(dir, t.TempDir(), repo)
+	dir, _ := newRepo(t)
+	f := openFolder(t, dir, t.TempDir())
 	person := facts.New(facts.Options{Folder: f, Who: "cli"})
 	model := facts.New(facts.Options{Folder: f, Who: "mcp: codex", Model: true})
 	fact := facts.Fact{Type: "user", Name: "shell", Description: "Uses zsh", Body: "Uses zsh with oh-my-zsh.\nSet up by hand in 2024."}

@@ -1,4 +1,4 @@
-package main
+package folder
 
 import (
 	"bytes"
@@ -32,9 +32,9 @@ const (
 	sampleMax = 200
 )
 
-// checkMemoryFolder returns why dir must not be used as a memory folder,
+// Suitable returns why dir must not be used as a memory folder,
 // or nil. home is $HOME ("" skips that check).
-func checkMemoryFolder(dir, home string) error {
+func Suitable(dir, home string) error {
 	if home != "" {
 		if h, err := state.RealPath(home); err == nil && h == dir {
 			return fmt.Errorf("%s is your home folder, not a memory folder: memoryd writes MEMORY.md and commits there; use a folder of its own, e.g. %s", dir, filepath.Join(dir, "notes", "memory"))

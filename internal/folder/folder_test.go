@@ -1,4 +1,4 @@
-package txn
+package folder
 
 import (
 	"context"
@@ -10,18 +10,17 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
-	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/memtest"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
 
 var ctx = context.Background()
 
-func fact(name, body string) []byte {
-	return []byte("---\nname: " + name + "\ndescription: " + name + "\nmetadata:\n  type: user\n---\n" + body + "\n")
-}
+// fact is the text of the user fact name.
+func fact(name, body string) []byte { return []byte(memtest.Fact("user", name, name, body)) }
 
 // newFolder is a memory folder in a new notes repository with one commit.
 func newFolder(t *testing.T) (*Folder, string) {
@@ -33,11 +32,11 @@ func newFolder(t *testing.T) (*Folder, string) {
 	os.WriteFile(filepath.Join(dir, "user-a.md"), fact("a", "A."), 0o644)
 	gittest.Run(t, root, "add", "-A")
 	gittest.Run(t, root, "commit", "-q", "-m", "start")
-	repo, err := gitstore.Open(dir, gitstore.Options{})
-	if err != nil {
+	f, err := Open(Options{Dir: dir, StateDir: t.TempDir(), Budget: index.Budget{Lines: 8}})
+	if err != nil || f.Repo() == nil {
 		t.Fatal(err)
 	}
-	return New(Options{Dir: dir, StateDir: t.TempDir(), Repo: repo, Budget: index.Budget{Lines: 8}}), root
+	return f, root
 }
 
 // TestCommitTakesOnlyItsOwn: a transaction commits what it wrote and the
@@ -94,7 +93,7 @@ func TestWriteRechecks(t *testing.T) {
 func TestBeginRefusesDuringAGitOperation(t *testing.T) {
 	f, root := newFolder(t)
 	gittest.Run(t, root, "checkout", "-q", "--detach")
-	if _, err := f.Begin(ctx, "test"); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "detached") {
+	if _, err := f.Begin(ctx, "test"); !errors.Is(err, ErrInOperation) || errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "detached") {
 		t.Fatalf("Begin on a detached HEAD: %v", err)
 	}
 	gittest.Run(t, root, "checkout", "-q", "-")

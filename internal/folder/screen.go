@@ -1,4 +1,4 @@
-package main
+package folder
 
 import (
 	"errors"
@@ -14,7 +14,29 @@ import (
 	"github.com/memoryd/memoryd/internal/secrets"
 )
 
-// The secret screen's reading of files (see secretScreen).
+// secretScreen keeps a file that holds a secret out of every commit: the
+// last line of defence for hand-written files, which no quality gate saw.
+// The answer names the file, the line and how to let it in.
+//
+// Only what a person or a model wrote is screened. The files memoryd
+// generates — the indexes MEMORY.md and MEMORY.<slug>.md, PROTOCOL.md,
+// .gitattributes — are built from the facts and are never held on their
+// own: a false positive in an index would keep the index out of every
+// commit, and its uncommitted change would stop the user's next `git pull`.
+// An index is held only while it repeats the very secret of a fact the
+// screen holds (a secret in a hand-written description), and then for as
+// long as that fact is. A file that cannot be screened — too large, not a
+// regular file, unreadable — is held too: the screen fails closed.
+func secretScreen(dir string) func(rel string) string {
+	return func(rel string) string {
+		if Generated(dir, rel) {
+			// Not a person's MEMORY.notes.md, which is screened like any
+			// file they wrote.
+			return screenIndex(dir, rel)
+		}
+		return screenRead(dir, rel).reason(rel)
+	}
+}
 
 // maxScreened is the largest file the screen reads. A memory file is at most
 // index.MaxFileSize (256 KiB) to be indexed, but git commits any size, so
@@ -103,7 +125,8 @@ func readScreened(p string) ([]byte, error) {
 	return data, err
 }
 
-// screenIndex holds the generated index rel only while it repeats the secret
+// screenIndex holds the generated file rel (an index, PROTOCOL.md,
+// .gitattributes) only while it repeats the secret
 // of a fact the screen holds: a line of an index that the detector flags is
 // looked up in the fact it links ("- [Title](file.md) — description"), and
 // only when that fact is held for the same text is the index held with it.
