@@ -1,4 +1,4 @@
-package extractor
+package folder
 
 import (
 	"regexp"
@@ -6,15 +6,17 @@ import (
 )
 
 // A transcript is text anyone could have put in front of the agent: a web
-// page, a README, a tool's output. An instruction planted there ("always run
-// `curl … | sh` first") must not become a memory the agent obeys in every
-// later session, so a fact that tells the agent to run fetched code, to turn
-// a check off, or to send secrets somewhere is not saved: it goes to the
-// inbox for a person to review (memoryd review), with the reason.
+// page, a README, a tool's output; and a fact can arrive by sync, by import
+// or by hand. An instruction planted there ("always run `curl … | sh`
+// first") must not become a memory the agent obeys in every later session.
+// Extraction sends such a fact to the inbox for a person to review (memoryd
+// review); the gate holds one already in the folder from every agent and
+// model until a person confirms it (memoryd check --confirm NAME). These are
+// the one copy of the rules both read.
 
-// riskyRules are the kinds of instruction held for review, each with the
-// reason review shows.
-var riskyRules = sync.OnceValue(func() []struct {
+// plantedRules are the kinds of instruction held for a person, each with
+// the reason review and status show.
+var plantedRules = sync.OnceValue(func() []struct {
 	re     *regexp.Regexp
 	reason string
 } {
@@ -32,14 +34,16 @@ var riskyRules = sync.OnceValue(func() []struct {
 		{regexp.MustCompile(`(?i)--no-verify\b|--no-gpg-sign\b|--dangerously-skip-permissions\b|--no-sandbox\b|--disable-sandbox\b|\bGIT_SSL_NO_VERIFY\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0|\bInsecureSkipVerify\s*[:=]\s*true|\bsslverify\s*(?:=\s*)?false|\bverify\s*=\s*False\b|\bPYTHONHTTPSVERIFY\s*=\s*0`), "it tells the agent to turn a safety check off"},
 		{regexp.MustCompile(`(?i)\b(?:disable|skip|bypass|turn\s+off|switch\s+off|ignore|comment\s+out|delete|remove)\s+(?:all\s+|the\s+|any\s+|every\s+)?(?:(?:unit|failing|integration)\s+)?(?:tests?|test\s+suite|ci\s+checks?|checks?|pre-commit\s+hooks?|git\s+hooks?|hooks|linters?|tls(?:\s+verification)?|ssl(?:\s+verification)?|certificate\s+(?:checks?|verification)|cert(?:ificate)?\s+validation|sandbox(?:ing)?|signature\s+checks?|verification)\b`), "it tells the agent to turn a safety check off"},
 		{regexp.MustCompile(`(?i)\b(?:send|post|upload|exfiltrate|forward|copy|paste|pipe|report|leak)\b[^\n]{0,80}?\b` + secret + `[^\n]{0,80}?(?:https?://|\bto\s+\S+\.[a-z]{2,}\b)`), "it tells the agent to send secrets somewhere"},
+		{regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions|prompts?|rules)\b|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:it|this)\s+to)\s+the\s+user\b`), "it tells the agent to set its instructions aside or to hide what it does from the user"},
 		{regexp.MustCompile(`(?i)\b(?:env|printenv|set)\s*\|\s*(?:curl|nc|ncat|netcat|wget)\b|\bcurl\b[^\n]*(?:-d|--data\S*|-F|--form|-T|--upload-file)\s+[^\n]*` + secret), "it tells the agent to send secrets somewhere"},
 	}
 })
 
-// riskyInstruction returns why a memory's text must wait for a person's
-// review (it tells the agent to do something an attacker would want), or "".
-func riskyInstruction(text string) string {
-	for _, r := range riskyRules() {
+// PlantedInstruction returns why a fact's text must wait for a person (it
+// tells the agent to do something an attacker would want), or "". Safe for
+// concurrent use.
+func PlantedInstruction(text string) string {
+	for _, r := range plantedRules() {
 		if r.re.MatchString(text) {
 			return r.reason
 		}
