@@ -102,7 +102,7 @@ func (g *Gate) Decide(road Road, m *index.Memory, stale string) Decision {
 			d.Mark = joinMarks("superseded by "+m.SupersededBy+": no longer current", stale)
 			return d
 		}
-		return held("superseded by "+m.SupersededBy)
+		return held("superseded by " + m.SupersededBy)
 	}
 	if why := g.plantedHeld(m); why != "" {
 		if road.toAgent() {
