@@ -149,6 +149,7 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	}
 	uses := f.uses()
 	chk := cite.NewChecker(workDir())
+	head, data := shownFact(f, m, data)
 	if flagBool(fs, "json") {
 		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data)})
 	}
@@ -156,6 +157,7 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}
+	io.WriteString(e.stdout, head)
 	_, err = e.stdout.Write(data)
 	return err
 }

@@ -144,7 +144,7 @@ func (f *folder) modelWriter(who string) *facts.Writer {
 func (f *folder) txn() *txn.Folder {
 	return txn.New(txn.Options{Dir: f.dir, StateDir: f.stateDir, Repo: f.repo,
 		Budget: index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}, Search: f.updateSearch,
-		Uses: usage.Open(f.stateDir).Active})
+		Uses: usage.Open(f.stateDir).Active, Hold: f.indexHold()})
 }
 
 // updateSearch brings the folder's search index, when there is one, up to

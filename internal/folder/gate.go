@@ -213,3 +213,18 @@ func (g *Gate) plantedOf(m *index.Memory) string {
 func plantedText(m *index.Memory) string {
 	return m.Name + "\n" + m.Title + "\n" + m.Description + "\n" + m.Body
 }
+
+// DecideFile is Decide for the fact in file of the memory folder dir, read
+// now (a search hit names a file). A file that cannot be read or parsed is
+// held: the gate fails closed. m is nil then.
+func (g *Gate) DecideFile(road Road, dir, file, stale string) (Decision, *index.Memory) {
+	data, err := index.ReadPlain(dir, file)
+	if err != nil {
+		return held(fmt.Sprintf("held: %s cannot be read (%v)", file, err)), nil
+	}
+	m, err := index.Parse(file, data)
+	if err != nil {
+		return held(fmt.Sprintf("held: %s cannot be read as a fact (%v)", file, err)), nil
+	}
+	return g.Decide(road, m, stale), m
+}

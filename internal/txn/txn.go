@@ -60,6 +60,9 @@ type Options struct {
 	// usage): past the budget, the indexes list the most used first
 	// (index.Store.SetUsage).
 	Uses func() map[string]int
+	// Hold, when set, leaves facts out of every index: the gate on the way
+	// out (folder.Gate.Holds(folder.RoadIndex)).
+	Hold func(*index.Memory) bool
 }
 
 // Folder writes one memory folder. It is safe for concurrent use: the
@@ -88,6 +91,7 @@ func (f *Folder) NewStore() *index.Store {
 	if f.opts.Uses != nil {
 		st.SetUsage(f.opts.Uses)
 	}
+	st.SetHold(f.opts.Hold)
 	return st
 }
 

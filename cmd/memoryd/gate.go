@@ -1,0 +1,74 @@
+package main
+
+import (
+	outgate "github.com/memoryd/memoryd/internal/folder"
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/recall"
+	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/state"
+)
+
+// The commands' side of the gate on the way out (package folder, gate.go):
+// every road a command serves asks it, per fact.
+
+// gate is the folder's gate, with the confirmations of its state folder.
+func (f *folder) gate() *outgate.Gate { return outgate.NewGate(f.stateDir) }
+
+// indexHold is what the folder's indexes leave out.
+func (f *folder) indexHold() func(*index.Memory) bool {
+	return f.gate().Holds(outgate.RoadIndex)
+}
+
+// contextHold is indexHold for a command that has only the configured
+// memory folder (context): without its state folder, no confirmation
+// counts and every planted instruction is held.
+func contextHold(e env, dir string) func(*index.Memory) bool {
+	sd := ""
+	if real, err := state.RealPath(dir); err == nil {
+		sd, _ = state.Dir(stateHome(e), real)
+	}
+	return outgate.NewGate(sd).Holds(outgate.RoadIndex)
+}
+
+// recallFact is m as recall may give it, false when the gate holds it.
+func recallFact(g *outgate.Gate, m *index.Memory, stale string) (recall.Fact, bool) {
+	d := g.Decide(outgate.RoadRecall, m, stale)
+	if d.Verdict == outgate.Hold {
+		return recall.Fact{}, false
+	}
+	return recall.Fact{File: m.File, Title: index.TitleOf(d.Title, m.Name, m.File), Description: d.Description, Body: d.Body, Stale: d.Mark}, true
+}
+
+// gateHits is hits as `memoryd search` may print them: a fact with a
+// secret with its title and description redacted and, for its snippet,
+// the reason; a planted instruction with the note that agents do not get it.
+func gateHits(f *folder, hits []search.Hit) []search.Hit {
+	g := f.gate()
+	out := hits[:0]
+	for _, h := range hits {
+		d, m := g.DecideFile(outgate.RoadSearch, f.dir, h.File, "")
+		switch {
+		case d.Verdict == outgate.Hold:
+			continue
+		case d.Verdict == outgate.Redact:
+			h.Title, h.Description, h.Snippet = index.TitleOf(d.Title, m.Name, m.File), d.Description, d.Reason
+		case d.Mark != "" && !m.Superseded():
+			h.Snippet = "(" + d.Mark + ") " + h.Snippet
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// shownFact is the text of m as `memoryd show` prints it, with a first
+// line when the gate redacts it or holds it from agents.
+func shownFact(f *folder, m *index.Memory, data []byte) (head string, text []byte) {
+	d := f.gate().Decide(outgate.RoadSearch, m, "")
+	switch {
+	case d.Verdict == outgate.Redact:
+		return "# " + d.Reason + "\n", []byte(d.Text)
+	case d.Mark != "" && !m.Superseded():
+		return "# " + d.Mark + "\n", data
+	}
+	return "", data
+}
