@@ -72,3 +72,13 @@ func shownFact(f *folder, m *index.Memory, data []byte) (head string, text []byt
 	}
 	return "", data
 }
+
+// compactionHold and extractionHold are what the folder's compaction and
+// extraction prompts leave out.
+func (f *folder) compactionHold() func(*index.Memory) bool {
+	return f.gate().Holds(outgate.RoadCompaction)
+}
+
+func (f *folder) extractionHold() func(*index.Memory) bool {
+	return f.gate().Holds(outgate.RoadExtraction)
+}
