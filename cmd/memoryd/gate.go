@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	outgate "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/recall"
@@ -81,4 +83,24 @@ func (f *folder) compactionHold() func(*index.Memory) bool {
 
 func (f *folder) extractionHold() func(*index.Memory) bool {
 	return f.gate().Holds(outgate.RoadExtraction)
+}
+
+// heldFacts names the facts of snap the gate holds from agents as planted
+// instructions, with what the rule saw (doctor's "held from agents").
+func (f *folder) heldFacts(snap index.Snapshot) []string {
+	var out []string
+	for _, h := range f.gate().Planted(snap) {
+		out = append(out, fmt.Sprintf("%s is held from agents: %s; read it (memoryd show %s), then let it out with memoryd check --confirm %s, or remove it with memoryd forget %s",
+			h.File, h.Reason, h.Name, h.Name, h.Name))
+	}
+	return out
+}
+
+// heldProblems is heldFacts of the folder as it is, for status.
+func heldProblems(f *folder) []string {
+	snap, err := index.Scan(f.dir)
+	if err != nil {
+		return nil // the folder's own problems are reported elsewhere
+	}
+	return f.heldFacts(snap)
 }
