@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+
+	"github.com/memoryd/memoryd/internal/commitmsg"
+	"github.com/memoryd/memoryd/internal/facts"
 
 	outgate "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
@@ -103,4 +107,36 @@ func heldProblems(f *folder) []string {
 		return nil // the folder's own problems are reported elsewhere
 	}
 	return f.heldFacts(snap)
+}
+
+// confirmPlanted lets out to agents the fact name when the gate holds it as
+// a planted instruction: a person read it and says it is theirs (memoryd
+// check --confirm NAME). The confirmation is recorded in the state folder
+// against the fact's words, and the indexes, which left it out, are
+// settled and committed. more reports whether the fact also cites files,
+// whose versions check --confirm records next; a fact the gate does not
+// hold is more, for the cites' confirmation to answer.
+func confirmPlanted(ctx context.Context, e env, f *folder, name string) (more bool, err error) {
+	snap, err := index.Scan(f.dir)
+	if err != nil {
+		return false, err
+	}
+	m, err := facts.Find(snap, name)
+	if err != nil || f.gate().PlantedHeld(m) == "" {
+		return true, nil
+	}
+	if err := outgate.Confirm(f.stateDir, m); err != nil {
+		return false, fmt.Errorf("record the confirmation: %w", err)
+	}
+	tx, err := f.txn().Begin(ctx, "cli")
+	if err != nil {
+		return false, err
+	}
+	defer tx.Close()
+	msg := commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (cli)", commitmsg.KindConfirm, m.File), Kind: commitmsg.KindConfirm, Writer: commitmsg.Person}
+	if _, err := tx.Commit(ctx, msg); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(e.stdout, "confirmed %s: agents are given it from now on (an edit of its words holds it again)\n", m.File)
+	return len(m.Cites) > 0, nil
 }

@@ -104,7 +104,7 @@ func (g *Gate) Decide(road Road, m *index.Memory, stale string) Decision {
 		}
 		return held("superseded by " + m.SupersededBy)
 	}
-	if why := g.plantedHeld(m); why != "" {
+	if why := g.PlantedHeld(m); why != "" {
 		if road.toAgent() {
 			return held(fmt.Sprintf("held: %s; a person lets it out with `memoryd check --confirm %s`", why, m.Name))
 		}
@@ -135,7 +135,7 @@ func (g *Gate) Holds(road Road) func(m *index.Memory) bool {
 			// Only the planted-instruction rule and supersession hold a
 			// fact out of an index; screening every file on every index
 			// write would cost more than the index.
-			return m.Superseded() || g.plantedHeld(m) != ""
+			return m.Superseded() || g.PlantedHeld(m) != ""
 		}
 		return g.Decide(road, m, "").Verdict == Hold
 	}
@@ -177,9 +177,9 @@ func redacted(d Decision, file, text string, found []secrets.Finding, reason str
 	return d
 }
 
-// plantedHeld is why m is held as a planted instruction a person has not
-// confirmed, or "".
-func (g *Gate) plantedHeld(m *index.Memory) string {
+// PlantedHeld is why m is held from agents as a planted instruction a
+// person has not confirmed, or "".
+func (g *Gate) PlantedHeld(m *index.Memory) string {
 	why := g.plantedOf(m)
 	if why == "" || g.confirmed.has(m.File, ContentHash(m)) {
 		return ""

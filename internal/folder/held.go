@@ -17,7 +17,7 @@ func (g *Gate) Planted(snap index.Snapshot) []HeldFact {
 		if m.Superseded() || index.InInbox(m.File) {
 			continue
 		}
-		if why := g.plantedHeld(m); why != "" {
+		if why := g.PlantedHeld(m); why != "" {
 			out = append(out, HeldFact{File: m.File, Name: m.Name, Reason: why})
 		}
 	}
