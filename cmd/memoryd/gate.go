@@ -66,15 +66,15 @@ func gateHits(f *folder, hits []search.Hit) []search.Hit {
 	return out
 }
 
-// shownFact is the text of m as `memoryd show` prints it, with a first
-// line when the gate redacts it or holds it from agents.
-func shownFact(f *folder, m *index.Memory, data []byte) (head string, text []byte) {
+// shownFact is the text of m as `memoryd show` prints it, and note, what
+// the gate says of it when it redacts it or holds it from agents.
+func shownFact(f *folder, m *index.Memory, data []byte) (note string, text []byte) {
 	d := f.gate().Decide(outgate.RoadSearch, m, "")
 	switch {
 	case d.Verdict == outgate.Redact:
-		return "# " + d.Reason + "\n", []byte(d.Text)
+		return d.Reason, []byte(d.Text)
 	case d.Mark != "" && !m.Superseded():
-		return "# " + d.Mark + "\n", data
+		return d.Mark, data
 	}
 	return "", data
 }
