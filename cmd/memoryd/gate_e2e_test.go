@@ -143,3 +143,34 @@ func TestClaudeCodeGate(t *testing.T) {
 	mustNotCarry(t, "the request", r, gateSecret, gateEvil, "ignore previous instructions")
 	mustCarry(t, "the request", r, "staging.example.net", "[REDACTED]", "long-term memory (memoryd)")
 }
+
+// TestCodexGate is TestClaudeCodeGate with the real `codex exec`: its
+// AGENTS.md block, SessionStart index and prompt hook.
+func TestCodexGate(t *testing.T) {
+	codex := needtool.Path(t, "codex")
+	w := newGateWorld(t)
+	w.srv = llmtest.NewServer(t, func(llmtest.Recorded) llmtest.Reply { return llmtest.Text("ok") })
+	home := w.codexHome()
+	env := append(append([]string{}, w.env...), "CODEX_HOME="+home, "FAKE_API_KEY=test")
+	w.install(env, "--codex")
+
+	w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "--ephemeral", gatePrompt)
+	r := promptWith(t, w, gatePrompt)
+	mustNotCarry(t, "the request", r, gateSecret, gateEvil, "ignore previous instructions")
+	mustCarry(t, "the request", r, "staging.example.net", "[REDACTED]")
+}
+
+// TestOpenCodeGate is TestClaudeCodeGate with the real `opencode run`,
+// whose plugin reads recall's text.
+func TestOpenCodeGate(t *testing.T) {
+	opencode := needtool.Path(t, "opencode")
+	w := newGateWorld(t)
+	w.srv = llmtest.NewServer(t, func(llmtest.Recorded) llmtest.Reply { return llmtest.Text("ok") })
+	llmtest.WriteOpenCodeConfig(t, w.home, w.srv)
+	w.install(nil, "--opencode")
+
+	w.agent(w.appA, llmtest.OpenCodeEnv(w.home), opencode, "run", gatePrompt)
+	r := promptWith(t, w, gatePrompt)
+	mustNotCarry(t, "the request", r, gateSecret, gateEvil, "ignore previous instructions", "\x1b")
+	mustCarry(t, "the request", r, "staging.example.net", "[REDACTED]")
+}
