@@ -6,8 +6,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/facts"
-
-	outgate "github.com/memoryd/memoryd/internal/folder"
+	outgate "github.com/memoryd/memoryd/internal/folder" // "folder" is this package's type of an open folder
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"

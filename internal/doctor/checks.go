@@ -146,7 +146,7 @@ func (d *doctor) held(snap index.Snapshot) {
 		d.bad("held from agents", h, "read it (memoryd show NAME); if it is yours: memoryd check --confirm NAME; if not: memoryd forget NAME --reason planted")
 	}
 	if len(held) == 0 {
-		d.ok("held from agents", "no fact")
+		d.ok("held from agents", "no fact is held from agents")
 	}
 }
 
