@@ -75,7 +75,7 @@ func TestGateOnTheWayOut(t *testing.T) {
 	idx, _ := os.ReadFile(filepath.Join(w.mem, "MEMORY.app-a.md"))
 	mustHoldBack(t, "MEMORY.app-a.md", string(idx))
 
-	for _, args := range [][]string{{"search", "--all", "staging"}, {"search", "--all", "--json", "staging"}, {"show", "staging-login"}, {"show", "--json", "staging-login"}} {
+	for _, args := range [][]string{{"search", "--all", "staging"}, {"search", "--all", "--json", "staging"}, {"show", "staging-login"}, {"show", "--json", "staging-login"}, {"why", "staging-login"}} {
 		out, _, code := w.runCmd2(nil, args...)
 		if code != 0 || strings.Contains(out, gateSecret) || !strings.Contains(out, "secret (password)") {
 			t.Errorf("%s (exit %d): gives the secret, or does not say it is held:\n%s", args, code, out)
