@@ -200,6 +200,10 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 // Codex take hookSpecificOutput.additionalContext (plain text works too,
 // but JSON is unambiguous); the OpenCode plugin takes text.
 func recallOutput(format, event, text string) (string, error) {
+	// The OpenCode plugin reads the text, a person may run recall in a
+	// terminal, and a model reads both forms: no control byte of a fact's
+	// text reaches any of them.
+	text = plainText(text)
 	if format == "auto" {
 		format = "text"
 		if event != "" {
@@ -208,9 +212,7 @@ func recallOutput(format, event, text string) (string, error) {
 	}
 	switch format {
 	case "text":
-		// The OpenCode plugin reads it, and a person may run it in a
-		// terminal: no control byte of a fact's text reaches either.
-		return plainText(text), nil
+		return text, nil
 	case "json":
 		if event == "" {
 			event = "UserPromptSubmit"
