@@ -14,10 +14,10 @@ func init() {
 	register(&command{
 		name:    "check",
 		args:    "[--project=SLUG] [--all] [--type=T] [--json] [--confirm=NAME]",
-		summary: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now.",
+		summary: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now, or lets out a fact held from agents.",
 		flags: func(fs *flag.FlagSet) {
 			scopeFlags(fs)
-			fs.String("confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit")
+			fs.String("confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit; or a fact held from agents as a planted instruction that is yours: let it out")
 		},
 		run: runCheck,
 	})
@@ -45,6 +45,9 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	if name := flagString(fs, "confirm"); name != "" {
 		f, w, err := factWriter(e, fs)
 		if err != nil {
+			return err
+		}
+		if more, err := confirmPlanted(ctx, e, f, name); err != nil || !more {
 			return err
 		}
 		d, err := w.Confirm(ctx, name)

@@ -50,7 +50,7 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	}
 	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
 	only := flagString(fs, "project-only") == "true"
-	text, err := contextText(cfg.MemoryDir, slug, b, only)
+	text, err := contextText(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))
 	if err != nil {
 		return err
 	}
@@ -70,8 +70,9 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 }
 
 // contextText is index.Context for the folder: from the generated files
-// when they are there and fit the budget together, else from a scan.
-func contextText(dir, slug string, b index.Budget, projectOnly bool) ([]byte, error) {
+// when they are there and fit the budget together (built without what the
+// gate holds), else from a scan, less what hold holds.
+func contextText(dir, slug string, b index.Budget, projectOnly bool, hold func(*index.Memory) bool) ([]byte, error) {
 	if text, ok := generatedContext(dir, slug, b, projectOnly); ok {
 		return text, nil
 	}
@@ -79,6 +80,7 @@ func contextText(dir, slug string, b index.Budget, projectOnly bool) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
+	snap = snap.Without(hold)
 	if projectOnly && !hasProject(snap, slug) {
 		return nil, nil
 	}

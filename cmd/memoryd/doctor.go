@@ -93,6 +93,7 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 	var closers []io.Closer
 	o.Dir, o.ConfigPath, o.Repo, o.RepoErr = f.dir, f.cfgPath, f.repo, f.repoErr
 	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
+	o.Held = f.heldFacts
 	o.Provider = providerName(f)
 	if !flagBool(fs, "fresh") {
 		if mc, ok := doctor.LoadModelCheck(f.stateDir, o.Provider, f.cfg.LLM.BaseURL, time.Now()); ok {

@@ -149,12 +149,16 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	}
 	uses := f.uses()
 	chk := cite.NewChecker(workDir())
+	note, data := shownFact(f, m, data)
 	if flagBool(fs, "json") {
-		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data)})
+		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data), note})
 	}
 	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), supersededLine(m))
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stdout, "# %s\n", note)
 	}
 	_, err = e.stdout.Write(data)
 	return err
@@ -165,6 +169,9 @@ func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 type showJSON struct {
 	usedFactJSON
 	Content string `json:"content"`
+	// Gate is what the gate on the way out says of the fact: the secret
+	// line it redacts, or that agents do not get it; absent for neither.
+	Gate string `json:"gate,omitempty"`
 }
 
 // findFact resolves the one NAME|FILE argument to a fact of the folder and

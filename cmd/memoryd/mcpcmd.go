@@ -47,6 +47,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Search:  ls.search,
 		Writer:  f.modelWriter,
 		Used:    f.countUse,
+		Gate:    f.gate(),
 	})
 	err = s.Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

@@ -146,7 +146,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}
-	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, flagBool(fs, "project-only"))
+	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, flagBool(fs, "project-only"), f.indexHold())
 	if err != nil {
 		return "", "", fmt.Errorf("read the session's index: %w", err)
 	}
@@ -159,6 +159,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	skip := func(file string) bool { return loaded[file] || given.Given(in.SessionID, file) }
 	var cands []recall.Fact
 	chk := cite.NewChecker(cwd)
+	g := f.gate()
 	for _, h := range hits {
 		if skip(h.File) {
 			continue
@@ -171,8 +172,10 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 		if err != nil {
 			continue
 		}
-		cands = append(cands, recall.Fact{File: h.File, Title: index.TitleOf(m.Title, m.Name, m.File), Description: m.Description, Body: m.Body,
-			Stale: cite.Marker(chk.Check(m).Changes)})
+		// The gate on the way out: no secret, no planted instruction.
+		if fact, ok := recallFact(g, m, cite.Marker(chk.Check(m).Changes)); ok {
+			cands = append(cands, fact)
+		}
 	}
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {
@@ -197,6 +200,10 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 // Codex take hookSpecificOutput.additionalContext (plain text works too,
 // but JSON is unambiguous); the OpenCode plugin takes text.
 func recallOutput(format, event, text string) (string, error) {
+	// The OpenCode plugin reads the text, a person may run recall in a
+	// terminal, and a model reads both forms: no control byte of a fact's
+	// text reaches any of them.
+	text = plainText(text)
 	if format == "auto" {
 		format = "text"
 		if event != "" {
@@ -225,8 +232,8 @@ var indexLink = regexp.MustCompile(`\]\(([^()\s]+\.md)\)`)
 // sessionLoaded returns the facts a session in project slug loaded at its
 // start: those listed in what `memoryd context` shows there, or with
 // projectOnly in MEMORY.md and what `memoryd context --project-only` shows.
-func sessionLoaded(dir, slug string, b index.Budget, projectOnly bool) (map[string]bool, error) {
-	text, err := contextText(dir, slug, b, projectOnly)
+func sessionLoaded(dir, slug string, b index.Budget, projectOnly bool, hold func(*index.Memory) bool) (map[string]bool, error) {
+	text, err := contextText(dir, slug, b, projectOnly, hold)
 	if err != nil {
 		return nil, err
 	}

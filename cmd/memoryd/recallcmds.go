@@ -88,6 +88,7 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
+	hits = gateHits(f, hits)
 	f.countUse(usage.Search, hitFiles(hits)...)
 	chk := cite.NewChecker(workDir())
 	out := make([]hitJSON, len(hits))

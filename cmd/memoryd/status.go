@@ -99,6 +99,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	r.Problems = append(r.Problems, r.readHistory(f)...)
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
 	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
+	r.Problems = append(r.Problems, heldProblems(f)...)
 	r.Unused = unusedProposal(f, time.Now())
 	// A running daemon's own word on sync counts over the configuration
 	// this command read (its environment may differ).

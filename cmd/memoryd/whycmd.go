@@ -33,10 +33,14 @@ func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
+	note, data := shownFact(f, m, data) // the gate: a secret line [REDACTED]
 	if flagBool(fs, "json") {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
 	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, supersededLine(m))
+	if note != "" {
+		fmt.Fprintf(e.stdout, "# %s\n", note)
+	}
 	fmt.Fprintf(e.stdout, "%s\n", data)
 	printSources(e.stdout, m.Sources)
 	if err := printCommits(ctx, e.stdout, f, m.File); err != nil {

@@ -344,6 +344,7 @@ func compactorOptions(f *folder, c llm.Completer, who string) compactor.Options 
 		Budget:     f.cfg.Compact.Budget,
 		MinEntries: f.cfg.Compact.MinEntries,
 		Logger:     f.log,
+		Hold:       f.compactionHold(),
 	}
 	if ms, err := strconv.Atoi(f.getenv(applyDelayEnv)); err == nil && ms > 0 {
 		opts.OpDelay = time.Duration(ms) * time.Millisecond
@@ -404,5 +405,6 @@ func newExtractor(f *folder, c llm.Completer, srcs *transcript.Sources, who stri
 		Review:   f.cfg.Extract.Reviewed,
 		Since:    since,
 		Exclude:  extractor.SplitExclude(f.cfg.Extract.Exclude, home),
+		Hold:     f.extractionHold(),
 	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
 }

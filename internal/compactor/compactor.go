@@ -138,6 +138,11 @@ type Options struct {
 	// Progress, when set, is called before each request to the model with
 	// its number, the number of requests and the tokens used so far.
 	Progress func(batch, batches, tokens int)
+	// Hold, when set, leaves out of every request the facts the gate on
+	// the way out holds from a model (folder.Gate.Holds(folder.RoadCompaction)):
+	// a secret, a planted instruction nobody confirmed. They are counted in
+	// Result.LeftOut, and no pass changes them.
+	Hold func(*index.Memory) bool
 	// Force is set when a person asked for the pass (memoryd compact
 	// --force): the bound over a rolling day does not apply; the bounds of
 	// a batch and of a pass still do.
@@ -418,7 +423,7 @@ func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Resu
 	var files []string
 	for _, m := range snap.Memories {
 		// A superseded fact is history: no pass changes it.
-		if !strings.Contains(m.File, "/") && !m.Superseded() {
+		if !strings.Contains(m.File, "/") && !m.Superseded() && (c.opts.Hold == nil || !c.opts.Hold(m)) {
 			top = append(top, m)
 			files = append(files, m.File)
 		}

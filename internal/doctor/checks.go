@@ -96,6 +96,7 @@ func (d *doctor) files() {
 		d.ok("memory files", fmt.Sprintf("%d readable", len(snap.Memories)))
 	}
 	d.secrets(snap)
+	d.held(snap)
 	d.ignored(snap)
 	for _, u := range snap.Unreadable {
 		fix := "fix the file, then it is picked up automatically (or run memoryd rebuild)"
@@ -133,6 +134,20 @@ func (d *doctor) budget(snap index.Snapshot) {
 		return
 	}
 	d.ok("index budget", "every fact is listed")
+}
+
+// held names the facts the gate holds from agents (planted instructions).
+func (d *doctor) held(snap index.Snapshot) {
+	if d.o.Held == nil {
+		return
+	}
+	held := d.o.Held(snap)
+	for _, h := range held {
+		d.bad("held from agents", h, "read it (memoryd show NAME); if it is yours: memoryd check --confirm NAME; if not: memoryd forget NAME --reason planted")
+	}
+	if len(held) == 0 {
+		d.ok("held from agents", "no fact is held from agents")
+	}
 }
 
 // secrets names every file the next commit would keep out — a secret in

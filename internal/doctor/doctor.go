@@ -9,6 +9,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/gitstore"
+	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/transcript"
@@ -72,6 +73,10 @@ type Options struct {
 	Sources *transcript.Sources
 	// Sync is sync's configuration and last known state.
 	Sync SyncState
+	// Held, when set, names the facts of a snapshot the gate on the way
+	// out holds from agents until a person confirms them, one sentence
+	// each with the way out.
+	Held func(index.Snapshot) []string
 }
 
 // Run runs every check and returns the findings in order.

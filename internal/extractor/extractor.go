@@ -94,6 +94,10 @@ type Options struct {
 	// (extract.exclude, read by SplitExclude). See scope.go.
 	Since   time.Time
 	Exclude []string
+	// Hold, when set, leaves out of the prompt's existing memories the
+	// facts the gate on the way out holds from a model
+	// (folder.Gate.Holds(folder.RoadExtraction)).
+	Hold func(*index.Memory) bool
 }
 
 // Deps are what an Extractor talks to.
@@ -226,7 +230,11 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, fmt.Errorf("read memory folder: %w", err)
 	}
 	snap := x.store.Snapshot()
-	mem := buildContext(snap.Memories, tr.text, x.opts.MaxContext)
+	shown := snap
+	if x.opts.Hold != nil {
+		shown = snap.Without(x.opts.Hold)
+	}
+	mem := buildContext(shown.Memories, tr.text, x.opts.MaxContext)
 	req := llm.Request{
 		Task: "extract", Model: x.opts.Model, JSON: true,
 		System: systemPrompt(protocol.Load(x.dir)),

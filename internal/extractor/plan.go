@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -132,7 +133,7 @@ func (p *planner) add(prop Proposal) string {
 	// A fact that tells the agent to run fetched code, turn a check off or
 	// send secrets away is saved for a person to look at, never as a fact
 	// the agent obeys (and supersedes nothing until it is accepted).
-	risk := riskyInstruction(prop.Name + "\n" + desc + "\n" + body)
+	risk := folder.PlantedInstruction(prop.Name + "\n" + desc + "\n" + body)
 	if prop.Supersedes != "" && action == "create" && risk == "" {
 		return p.superseding(prop, typ, name, desc, body)
 	}

@@ -69,6 +69,7 @@ type Folder struct {
 	wait     time.Duration
 	search   func(context.Context, index.Snapshot) error
 	uses     func() map[string]int
+	gate     *Gate // what may leave; the indexes leave out what it holds
 }
 
 // Dir is the memory folder.
@@ -76,6 +77,10 @@ func (f *Folder) Dir() string { return f.dir }
 
 // StateDir is the folder's state folder.
 func (f *Folder) StateDir() string { return f.stateDir }
+
+// Gate is the folder's gate on the way out: every road that gives its
+// facts to an agent, a model or a remote asks it.
+func (f *Folder) Gate() *Gate { return f.gate }
 
 // Repo is the folder's repository, nil when there is none (see RepoErr).
 func (f *Folder) Repo() *gitstore.Repo { return f.repo }
@@ -92,6 +97,9 @@ func (f *Folder) NewStore() *index.Store {
 	st.SetBudget(f.budget)
 	if f.uses != nil {
 		st.SetUsage(f.uses)
+	}
+	if f.gate != nil {
+		st.SetHold(f.gate.Holds(RoadIndex))
 	}
 	return st
 }

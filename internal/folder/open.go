@@ -73,6 +73,7 @@ func Open(opts Options) (*Folder, error) {
 		}
 	}
 	f.uses = usage.Open(f.stateDir).Active
+	f.gate = NewGate(f.stateDir)
 	f.repoErr = errors.New("not opened")
 	if !opts.WithoutRepo {
 		f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: opts.Author, Logger: opts.Logger, Screen: secretScreen(dir)})

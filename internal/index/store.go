@@ -33,6 +33,7 @@ type Store struct {
 	indexes   map[string]bool // project index files (MEMORY.<slug>.md) on disk, as last seen
 
 	// What the indexes prefer past the budget (see SetUsage, WriteIndex).
+	hold     func(*Memory) bool    // facts the indexes leave out (SetHold); nil: none
 	usage    func() map[string]int // nil: the plain order, no preference
 	uses     map[string]int        // the counts of the last fresh choice
 	seen     uint64                // factsPrint when the indexes were last chosen (0: not yet)
@@ -69,7 +70,7 @@ func (s *Store) Scan() error {
 	s.readConflicts()
 	s.indexes = indexes
 	if s.seen == 0 {
-		s.seen = factsPrint(s.Snapshot()) // the facts as this process found them
+		s.seen = factsPrint(s.listed(s.Snapshot())) // the facts as this process found them
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (s *Store) WriteIndex() (Written, error) {
 	var w Written
 	var errs []error
 	keep := map[string]bool{}
-	snap := s.Snapshot()
+	snap := s.listed(s.Snapshot())
 	for _, ix := range buildAll(snap, s.budget, s.preference(snap)) {
 		if ix.file != IndexFile {
 			keep[ix.file] = true
@@ -120,6 +120,33 @@ func (s *Store) WriteIndex() (Written, error) {
 		return w, errs[0]
 	}
 	return w, nil
+}
+
+// SetHold makes every index leave out the facts hold returns true for: the
+// gate on the way out (folder.Gate.Holds) decides what an agent loads at
+// session start. nil holds nothing. A held fact is still in the snapshot,
+// search and the folder; only the index files do not list it.
+func (s *Store) SetHold(hold func(*Memory) bool) { s.hold = hold }
+
+// listed is snap without the facts the Store's hold function holds.
+func (s *Store) listed(snap Snapshot) Snapshot {
+	if s.hold == nil {
+		return snap
+	}
+	return snap.Without(s.hold)
+}
+
+// Without is s less the memories hold returns true for, for the index
+// builders (BuildAll, Context). s is not changed.
+func (s Snapshot) Without(hold func(*Memory) bool) Snapshot {
+	kept := make([]*Memory, 0, len(s.Memories))
+	for _, m := range s.Memories {
+		if !hold(m) {
+			kept = append(kept, m)
+		}
+	}
+	s.Memories = kept
+	return s
 }
 
 // SetUsage makes the indexes prefer, past the budget, the facts agents use:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/usage"
 )
@@ -58,6 +59,10 @@ type Options struct {
 	// Used, when set, counts the facts a search returned and a read gave
 	// (package usage); it must not fail or block.
 	Used func(kind usage.Kind, files ...string)
+	// Gate decides what of each fact memory_search and memory_read give:
+	// no secret, no planted instruction a person has not confirmed. nil
+	// is a gate with no confirmations.
+	Gate *folder.Gate
 }
 
 // New returns the server with its four tools.
@@ -66,6 +71,9 @@ func New(o Options) *mcp.Server {
 		Instructions: "The user's long-term memory: facts about them, how they like to work, their projects, " +
 			"and where things are. Search it before assuming; save a fact only when it will still matter in a later session.",
 	})
+	if o.Gate == nil {
+		o.Gate = folder.NewGate("")
+	}
 	h := &handlers{o: o}
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "memory_search",
@@ -163,6 +171,7 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	if err != nil {
 		return nil, nil, err
 	}
+	hits = h.gated(hits)
 	if len(hits) == 0 {
 		return text("No facts match " + quote(in.Query) + ". Try other words, or project \"all\"."), nil, nil
 	}
@@ -208,10 +217,11 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := index.ReadPlain(h.o.Dir, m.File)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", m.File, err)
+	d, m := h.o.Gate.DecideFile(folder.RoadMCP, h.o.Dir, m.File, "")
+	if d.Verdict == folder.Hold {
+		return nil, nil, fmt.Errorf("%s", d.Reason)
 	}
+	data := d.Text
 	h.used(usage.Read, m.File)
 	head := "# " + m.File + "\n"
 	if m.Superseded() {
@@ -220,7 +230,27 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if note := h.stale(m.File); note != "" {
 		head += "# " + note + ": read the cited files before relying on it\n"
 	}
-	return text(head + string(data)), nil, nil
+	if d.Verdict == folder.Redact {
+		head += "# " + d.Reason + "\n"
+	}
+	return text(head + data), nil, nil
+}
+
+// gated is hits less what the gate holds from agents, a fact with a
+// secret given with its title and description redacted and no snippet.
+func (h *handlers) gated(hits []Hit) []Hit {
+	out := hits[:0]
+	for _, hit := range hits {
+		d, m := h.o.Gate.DecideFile(folder.RoadMCP, h.o.Dir, hit.File, "")
+		switch d.Verdict {
+		case folder.Hold:
+			continue
+		case folder.Redact:
+			hit.Title, hit.Description, hit.Snippet = index.TitleOf(d.Title, m.Name, m.File), d.Description, ""
+		}
+		out = append(out, hit)
+	}
+	return out
 }
 
 // stale is the marker of the fact in file when its cited files changed
