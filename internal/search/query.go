@@ -120,7 +120,7 @@ type Explanation struct {
 // TermScore is what one word of a query adds to a fact's score.
 type TermScore struct {
 	Word   string   `json:"word"`   // the query's word, folded
-	Match  string   `json:"match"`  // "exact", "stem", "synonym", "prefix" or "feedback"
+	Match  string   `json:"match"`  // "exact", "stem", "synonym", "typo", "prefix" or "feedback"
 	Forms  []string `json:"forms"`  // the fact's words that matched it
 	Fields string   `json:"fields"` // where they are: name, title, description, body, ×count
 	IDF    float64  `json:"idf"`    // how rare the word (with its forms) is
@@ -296,6 +296,7 @@ type view struct {
 	stems    map[string][]*formList // by stem
 	postings int                    // postings held in stems
 	vectors  *vectors               // read by the first search that fused
+	vocab    *vocabulary            // read by the first search with a typo
 }
 
 // maxViewPostings bounds the postings a view keeps: past it, it forgets
@@ -351,6 +352,13 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 				return nil, err
 			}
 			alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
+		}
+		if !slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
+			typos, err := x.typoAlts(ctx, conn, v, w)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, typos...)
 		}
 		s.scoreWord(alts)
 	}
@@ -478,9 +486,15 @@ func readLists(ctx context.Context, conn *sql.Conn, query string, args ...any) (
 type alt struct {
 	word, stem, exact string
 	weight            float64
-	kind              string // "" for the word itself, "synonym", "prefix"
+	kind              string // "" for the word itself, "synonym", "typo", "prefix", "feedback"
 	lists             []*formList
 	idf               float64 // set by scoreWord
+}
+
+// stemmed reports whether form counts stemFactor of an occurrence for a:
+// a form of the word's (or its correction's) stem but not the form itself.
+func (a *alt) stemmed(form string) bool {
+	return (a.kind == "" || a.kind == "typo") && form != a.exact
 }
 
 // scorer adds up the scores of the facts of one search.
@@ -530,7 +544,7 @@ func (s *scorer) scoreWord(alts []*alt) {
 	for _, a := range alts {
 		for _, l := range a.lists {
 			factor := 1.0
-			if a.kind == "" && l.form != a.exact {
+			if a.stemmed(l.form) {
 				factor = stemFactor
 			}
 			for i, id := range l.ids {
@@ -582,7 +596,7 @@ func (s *scorer) explain(id int32) []TermScore {
 					continue
 				}
 				factor := 1.0
-				if a.kind == "" && l.form != a.exact {
+				if a.stemmed(l.form) {
 					factor = stemFactor
 				}
 				for f, n := range l.tfs[i] {
