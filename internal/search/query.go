@@ -66,6 +66,10 @@ type Query struct {
 	// also matches as a prefix when the words find fewer facts than
 	// Limit. Quotes, operators and punctuation mean nothing.
 	Words string
+	// Phrasings are other phrasings of the same need as Words: each is
+	// searched as Words is, and the rankings are fused into one (see
+	// phrasings.go). At most maxPhrasings, Words included, are used.
+	Phrasings []string
 	// Project is the current project's slug ("" outside a project). Its
 	// facts rank first; with All false they and the global facts are all
 	// that is searched.
@@ -131,6 +135,9 @@ type TermScore struct {
 // (see FreshSearch). With an embedder it embeds the query while the words
 // are scored, and answers by words alone when that fails.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.Phrasings) > 0 {
+		return x.searchPhrasings(ctx, q, x.Search)
+	}
 	p := parseQuery(q.Words)
 	if !p.any {
 		return nil, ErrNoWords
@@ -189,6 +196,9 @@ func (x *Index) search(ctx context.Context, q Query, p parsed, qv *queryVector) 
 // cores it made the whole slower, the stat-ing threads and the query
 // slowing each other down.
 func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.Phrasings) > 0 {
+		return x.searchPhrasings(ctx, q, x.FreshSearch)
+	}
 	p := parseQuery(q.Words)
 	if !p.any {
 		return nil, ErrNoWords

@@ -102,7 +102,7 @@ func runRecall(t testing.TB, c recallCorpus) recallResult {
 	res := recallResult{facts: n}
 	for _, q := range c.questions {
 		start := time.Now()
-		hits, err := x.Search(ctx, Query{Words: q.words, All: true, Limit: 10})
+		hits, err := x.Search(ctx, Query{Words: q.words, Phrasings: q.phrasings, All: true, Limit: 10})
 		res.latency = append(res.latency, time.Since(start))
 		if err != nil {
 			t.Fatalf("Search(%q): %v", q.words, err)

@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -61,4 +63,119 @@ func BenchmarkRecallWeights(b *testing.B) {
 		{"2-2-1-1", weights([numFields]float64{2, 2, 1, 1})},
 		{"2-2-1.5-1", weights([numFields]float64{2, 2, 1.5, 1})},
 	})
+}
+
+// BenchmarkRecallTypos compares typo tolerance off and on, on the recall
+// benchmark's questions as written and with a typo in each (withTypos):
+//
+//	go test -run '^$' -bench RecallTypos -benchtime 1x ./internal/search/
+func BenchmarkRecallTypos(b *testing.B) {
+	saved := recallCorpora
+	defer func() { recallCorpora = saved }()
+	for _, c := range saved {
+		recallCorpora = append(recallCorpora, struct {
+			name string
+			make func(n int) recallCorpus
+		}{c.name + "+typos", func(n int) recallCorpus { return withTypos(c.make(n)) }})
+	}
+	weight := func(w float64) func() func() {
+		return func() func() {
+			saved := typoWeight
+			typoWeight = w
+			return func() { typoWeight = saved }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{{"off", weight(0)}, {"0.3", weight(0.3)}, {"0.5", weight(0.5)}, {"0.8", weight(0.8)}})
+}
+
+// withTypos returns c with one typo in each question, as people make
+// them: in a word of 5 letters or more picked at random, a letter left
+// out, doubled, replaced by its neighbour on the keyboard's row, or two
+// letters swapped. A question without such a word is left as it is.
+func withTypos(c recallCorpus) recallCorpus {
+	out := recallCorpus{facts: c.facts}
+	for i, q := range c.questions {
+		r := rand.New(rand.NewPCG(uint64(i), 7))
+		words := strings.Fields(q.words)
+		var long []int
+		for k, w := range words {
+			if len(w) >= 5 && correctable(w) {
+				long = append(long, k)
+			}
+		}
+		if len(long) > 0 {
+			k := long[r.IntN(len(long))]
+			words[k] = typo(words[k], r)
+		}
+		q.words = strings.Join(words, " ")
+		out.questions = append(out.questions, q)
+	}
+	return out
+}
+
+// typo makes one typo in w (ASCII letters, 5 or more).
+func typo(w string, r *rand.Rand) string {
+	const row = "qwertyuiopasdfghjklzxcvbnm"
+	i := 1 + r.IntN(len(w)-2) // not the first or last letter: people see those
+	switch r.IntN(4) {
+	case 0:
+		return w[:i] + w[i+1:]
+	case 1:
+		return w[:i] + w[i:i+1] + w[i:]
+	case 2:
+		k := strings.IndexByte(row, w[i]|0x20)
+		if k < 0 {
+			return w[:i] + w[i+1:]
+		}
+		return w[:i] + string(row[(k+1)%len(row)]) + w[i+1:]
+	}
+	return w[:i] + w[i+1:i+2] + w[i:i+1] + w[i+2:]
+}
+
+// BenchmarkRecallPhrasings compares the fusion of several phrasings of
+// one question (Query.Phrasings): on the developer corpus, whose two
+// questions of a fact are two phrasings of one need, each alone and both
+// fused by reciprocal rank or by score:
+//
+//	go test -run '^$' -bench RecallPhrasings -benchtime 1x ./internal/search/
+func BenchmarkRecallPhrasings(b *testing.B) {
+	saved := recallCorpora
+	defer func() { recallCorpora = saved }()
+	pick := func(which int) func(n int) recallCorpus {
+		return func(n int) recallCorpus {
+			c := newRecallCorpus(n)
+			out := recallCorpus{facts: c.facts}
+			for i := 0; i+1 < len(c.questions); i += 2 {
+				partial, reworded := c.questions[i], c.questions[i+1]
+				switch which {
+				case 0:
+					out.questions = append(out.questions, partial)
+				case 1:
+					out.questions = append(out.questions, reworded)
+				default:
+					reworded.phrasings = []string{partial.words}
+					out.questions = append(out.questions, reworded)
+				}
+			}
+			return out
+		}
+	}
+	fusion := func(how string) func() func() {
+		return func() func() {
+			saved := phrasingFusion
+			phrasingFusion = how
+			return func() { phrasingFusion = saved }
+		}
+	}
+	for _, v := range []struct {
+		name, fusion string
+		which        int
+	}{{"partial-alone", "score", 0}, {"reworded-alone", "score", 1}, {"both-rrf", "rrf", 2}, {"both-score", "score", 2}} {
+		recallCorpora = recallCorpora[:0:0]
+		recallCorpora = append(recallCorpora, struct {
+			name string
+			make func(n int) recallCorpus
+		}{"developer", pick(v.which)})
+		benchRecallVariants(b, []recallVariant{{v.name, fusion(v.fusion)}})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -55,26 +56,32 @@ func correctable(form string) bool {
 	return form != ""
 }
 
-// readVocabulary reads every form of the term table (from its primary
-// key's index: the postings are not read).
+// readVocabulary reads every form of the term table, from its primary
+// key's index (the postings are not read), as one string: a row a form
+// costs the driver more than the reading.
 func readVocabulary(ctx context.Context, conn *sql.Conn) (*vocabulary, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT form FROM term`)
-	if err != nil {
+	var all sql.NullString
+	if err := conn.QueryRowContext(ctx, `SELECT group_concat(form, ' ') FROM term`).Scan(&all); err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	v := &vocabulary{byLen: make(map[int][][]rune)}
-	for rows.Next() {
-		var form string
-		if err := rows.Scan(&form); err != nil {
-			return nil, err
-		}
+	// The forms' runes in one slab, the forms slices of it.
+	slab := make([]rune, 0, len(all.String))
+	var spans [][2]int
+	for form := range strings.SplitSeq(all.String, " ") {
 		if correctable(form) {
-			r := []rune(form)
-			v.byLen[len(r)] = append(v.byLen[len(r)], r)
+			start := len(slab)
+			for _, r := range form {
+				slab = append(slab, r)
+			}
+			spans = append(spans, [2]int{start, len(slab)})
 		}
 	}
-	return v, rows.Err()
+	v := &vocabulary{byLen: make(map[int][][]rune)}
+	for _, sp := range spans {
+		n := sp[1] - sp[0]
+		v.byLen[n] = append(v.byLen[n], slab[sp[0]:sp[1]:sp[1]])
+	}
+	return v, nil
 }
 
 // corrections returns the forms of v nearest to w, within w's distance,
