@@ -61,7 +61,6 @@ func BenchmarkRecallWeights(b *testing.B) {
 		{"3-3-2-1", weights([numFields]float64{3, 3, 2, 1})},
 		{"1-1-1-1", weights([numFields]float64{1, 1, 1, 1})},
 		{"2-2-1-1", weights([numFields]float64{2, 2, 1, 1})},
-		{"2-2-1.5-1", weights([numFields]float64{2, 2, 1.5, 1})},
 	})
 }
 
@@ -170,7 +169,7 @@ func BenchmarkRecallPhrasings(b *testing.B) {
 	for _, v := range []struct {
 		name, fusion string
 		which        int
-	}{{"partial-alone", "score", 0}, {"reworded-alone", "score", 1}, {"both-rrf", "rrf", 2}, {"both-score", "score", 2}} {
+	}{{"partial-alone", "raw", 0}, {"reworded-alone", "raw", 1}, {"both-rrf", "rrf", 2}, {"both-score", "score", 2}, {"both-raw", "raw", 2}} {
 		recallCorpora = recallCorpora[:0:0]
 		recallCorpora = append(recallCorpora, struct {
 			name string
@@ -178,4 +177,24 @@ func BenchmarkRecallPhrasings(b *testing.B) {
 		}{"developer", pick(v.which)})
 		benchRecallVariants(b, []recallVariant{{v.name, fusion(v.fusion)}})
 	}
+}
+
+// BenchmarkRecallDescription compares counting a description's words that
+// the body's first sentence repeats (skipRepeatedDescription off) with
+// leaving them out, at the weights of fieldWeights and at all weights 1:
+//
+//	go test -run '^$' -bench RecallDescription -benchtime 1x ./internal/search/
+func BenchmarkRecallDescription(b *testing.B) {
+	set := func(skip bool, w [numFields]float64) func() func() {
+		return func() func() {
+			savedSkip, savedW := skipRepeatedDescription, fieldWeights
+			skipRepeatedDescription, fieldWeights = skip, w
+			return func() { skipRepeatedDescription, fieldWeights = savedSkip, savedW }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{
+		{"count/3-3-2-1", set(false, [numFields]float64{3, 3, 2, 1})},
+		{"skip/3-3-2-1", set(true, [numFields]float64{3, 3, 2, 1})},
+		{"skip/1-1-1-1", set(true, [numFields]float64{1, 1, 1, 1})},
+	})
 }
