@@ -52,7 +52,11 @@ const (
 )
 
 var (
-	fieldWeights = [numFields]float64{3, 3, 2, 1}
+	// fieldWeights: name and title 2, description and body 1 — the
+	// description no longer above the body, which it often only repeats;
+	// measured against 3, 3, 2, 1 and all 1 by BenchmarkRecallWeights
+	// (docs/PERFORMANCE.md).
+	fieldWeights = [numFields]float64{2, 2, 1, 1}
 	fieldB       = [numFields]float64{0.5, 0.5, 0.5, 0.75}
 )
 
