@@ -171,6 +171,10 @@ func BenchmarkSearch10k(b *testing.B) {
 		{"every", Query{Words: "apply", Project: "memoryd", All: true}}, // a word in every fact
 		{"question30", Query{Words: question30(x), Project: "memoryd", All: true}},
 		{"typo", Query{Words: benchTypo(b, x, rare), Project: "memoryd"}}, // rare, misspelt
+		// A prompt of 20 words of 5+ letters no fact has, each looked up
+		// as a typo, and one word that finds something.
+		{"absent20", Query{Words: rare + " please refactor these handlers before merging; nothing should change except naming, " +
+			"formatting, logging, comments, imports, vendoring, linting, testing, benchmarks, profiling, caching, batching", Project: "memoryd"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			defer startCPU().report(b)
@@ -208,6 +212,7 @@ func BenchmarkVocabulary10k(b *testing.B) {
 	}
 	defer conn.Close()
 	var v *vocabulary
+	defer startCPU().report(b)
 	for b.Loop() {
 		if v, err = readVocabulary(ctx, conn); err != nil {
 			b.Fatal(err)

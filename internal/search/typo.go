@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -44,6 +45,23 @@ func typoDistance(n int) int {
 // their length in runes; a view reads it once, on its first typo.
 type vocabulary struct {
 	byLen map[int][][]rune
+	masks map[int][]uint32 // the letters of each form of byLen (letterMask)
+}
+
+// letterMask is the set of w's letters, a bit each (a letter outside a–z
+// by its code): a letter one word has and the other lacks takes an edit,
+// so two words whose sets differ by more than k letters either way are
+// more than k edits apart, found without the edit distance.
+func letterMask(w []rune) uint32 {
+	var m uint32
+	for _, r := range w {
+		if r >= 'a' && r <= 'z' {
+			m |= 1 << (r - 'a')
+		} else {
+			m |= 1 << (26 + r%6)
+		}
+	}
+	return m
 }
 
 // correctable reports whether form is letters only.
@@ -76,10 +94,11 @@ func readVocabulary(ctx context.Context, conn *sql.Conn) (*vocabulary, error) {
 			spans = append(spans, [2]int{start, len(slab)})
 		}
 	}
-	v := &vocabulary{byLen: make(map[int][][]rune)}
+	v := &vocabulary{byLen: make(map[int][][]rune), masks: make(map[int][]uint32)}
 	for _, sp := range spans {
-		n := sp[1] - sp[0]
-		v.byLen[n] = append(v.byLen[n], slab[sp[0]:sp[1]:sp[1]])
+		n, form := sp[1]-sp[0], slab[sp[0]:sp[1]:sp[1]]
+		v.byLen[n] = append(v.byLen[n], form)
+		v.masks[n] = append(v.masks[n], letterMask(form))
 	}
 	return v, nil
 }
@@ -97,9 +116,15 @@ func (v *vocabulary) corrections(w string) ([]string, int) {
 	best := limit + 1
 	var found []string
 	row := make([]int, 3*(n+limit+2))
+	mask := letterMask(word)
 	for l := n - limit; l <= n+limit; l++ {
-		for _, form := range v.byLen[l] {
-			d := editDistance(word, form, min(limit, best), row)
+		masks := v.masks[l]
+		for i, form := range v.byLen[l] {
+			k := min(limit, best)
+			if bits.OnesCount32(mask&^masks[i]) > k || bits.OnesCount32(masks[i]&^mask) > k {
+				continue
+			}
+			d := editDistance(word, form, k, row)
 			switch {
 			case d > limit:
 			case d < best:
