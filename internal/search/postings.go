@@ -79,25 +79,6 @@ func docTerms(name, title, description, body string) (map[string]*tfs, [numField
 // benchmark can compare (see docs/PERFORMANCE.md).
 var skipRepeatedDescription = false
 
-// firstSentence returns body up to the end of its first sentence: a
-// period, question or exclamation mark before white space, or a blank line.
-func firstSentence(body string) string {
-	body = strings.TrimSpace(body)
-	for i := 0; i < len(body); i++ {
-		switch body[i] {
-		case '.', '?', '!':
-			if i+1 == len(body) || body[i+1] == ' ' || body[i+1] == '\n' {
-				return body[:i+1]
-			}
-		case '\n':
-			if strings.HasPrefix(body[i+1:], "\n") {
-				return body[:i]
-			}
-		}
-	}
-	return body
-}
-
 // posting is one fact in a term's postings.
 type posting struct {
 	id int64
