@@ -68,7 +68,10 @@ type Query struct {
 	// identifiers and paths whole and by parts. No word is required: the
 	// facts are ranked by how well they match all of them. The last word
 	// also matches as a prefix when the words find fewer facts than
-	// Limit. Quotes, operators and punctuation mean nothing.
+	// Limit. A word of five letters or more that no fact has is taken
+	// for a typo and matched to the nearest words that facts have, below
+	// the words as typed (typo.go). Quotes, operators and punctuation
+	// mean nothing.
 	Words string
 	// Phrasings are other phrasings of the same need as Words: each is
 	// searched as Words is, and the rankings are fused into one (see
