@@ -125,6 +125,7 @@ type Explanation struct {
 	Pinned  bool        `json:"pinned,omitempty"`  // breaks ties first
 	Updated string      `json:"updated,omitempty"` // metadata.updated, breaks ties next
 	Prefix  bool        `json:"prefix,omitempty"`  // found only by the last word as a prefix, ranked after the rest
+	Passage float64     `json:"passage,omitempty"` // the score of a long fact's best passage, part of Text (passage.go)
 	Fusion  *Fusion     `json:"fusion,omitempty"`  // the ranks fused, when the search used embeddings
 }
 
@@ -380,11 +381,16 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		s.scoreWord(alts)
 	}
 	f := newFilter(q)
-	top := s.top(f, limit, nil)
+	top, err := x.passageTop(ctx, conn, s, f, limit)
+	if err != nil {
+		return nil, err
+	}
 	if more, err := x.feedback(ctx, conn, v, s, p, top); err != nil {
 		return nil, err
 	} else if more {
-		top = s.top(f, limit, nil)
+		if top, err = x.passageTop(ctx, conn, s, f, limit); err != nil {
+			return nil, err
+		}
 	}
 	var ps *scorer // the prefix search's, for the facts only it found
 	if len(top) < limit && len(p.last) >= 2 {
@@ -677,12 +683,13 @@ func (f filter) boost(d *doc) float64 {
 
 // candidate is a fact scored, before its row is read.
 type candidate struct {
-	id     int32
-	score  float64
-	text   float64
-	boost  float64
-	prefix bool
-	fusion *Fusion // set when fused
+	id      int32
+	score   float64
+	text    float64
+	boost   float64
+	prefix  bool
+	passage float64 // the best passage's score, when scored (passage.go)
+	fusion  *Fusion // set when fused
 }
 
 // better orders candidates best first: score, then pinned, then newer,
@@ -778,7 +785,7 @@ func (x *Index) hit(ctx context.Context, conn *sql.Conn, s *scorer, c candidate,
 	h.Snippet = snippet(body, stems)
 	if explain {
 		h.Explain = &Explanation{Terms: s.explain(c.id), Text: round3(c.text), Boost: c.boost,
-			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix, Fusion: c.fusion}
+			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix, Passage: round3(c.passage), Fusion: c.fusion}
 	}
 	return h, nil
 }

@@ -198,3 +198,51 @@ func BenchmarkRecallDescription(b *testing.B) {
 		{"skip/1-1-1-1", set(true, [numFields]float64{1, 1, 1, 1})},
 	})
 }
+
+// BenchmarkRecallPassages compares best-passage scoring (passage.go) off
+// and on, on the corpora's facts made long (withPadding):
+//
+//	go test -run '^$' -bench RecallPassages -benchtime 1x ./internal/search/
+func BenchmarkRecallPassages(b *testing.B) {
+	saved := recallCorpora
+	defer func() { recallCorpora = saved }()
+	recallCorpora = nil
+	for _, c := range saved {
+		recallCorpora = append(recallCorpora, struct {
+			name string
+			make func(n int) recallCorpus
+		}{c.name + "+long", func(n int) recallCorpus { return withPadding(c.make(n)) }})
+	}
+	weight := func(w float64) func() func() {
+		return func() func() {
+			saved := passageWeight
+			passageWeight = w
+			return func() { passageWeight = saved }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{{"off", weight(0)}, {"0.5", weight(0.5)}, {"1", weight(1)}})
+}
+
+// withPadding returns c with each fact's body made long, as a note that
+// says other things too: between 0 and 6 paragraphs of other text (bodies
+// of the everyday corpus for the developer one and the other way round),
+// the fact's own body among them at a random place.
+func withPadding(c recallCorpus) recallCorpus {
+	pool := newEverydayCorpus(600).facts
+	if len(c.facts) > 0 && c.facts[0].typ == "user" {
+		pool = newRecallCorpus(600).facts
+	}
+	out := recallCorpus{questions: c.questions}
+	for i, f := range c.facts {
+		r := rand.New(rand.NewPCG(uint64(i), 11))
+		paras := make([]string, 0, 7)
+		for range r.IntN(7) {
+			paras = append(paras, pool[r.IntN(len(pool))].body)
+		}
+		at := r.IntN(len(paras) + 1)
+		paras = append(paras[:at], append([]string{f.body}, paras[at:]...)...)
+		f.body = strings.Join(paras, "\n\n")
+		out.facts = append(out.facts, f)
+	}
+	return out
+}
