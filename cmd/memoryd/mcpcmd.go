@@ -93,7 +93,7 @@ func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver
 	if err != nil {
 		return nil, err
 	}
-	hits, err := x.FreshSearch(ctx, search.Query{Words: q.Words, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions})
+	hits, err := x.FreshSearch(ctx, search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions})
 	if errors.Is(err, search.ErrNoWords) {
 		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
 	}

@@ -11,6 +11,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,12 +29,14 @@ type Hit struct {
 	SupersededBy                               string // with Query.AllVersions: the fact that replaced this one
 }
 
-// Query is a memory_search: words as typed, the project to rank first
-// (All: every project, else the global facts and this project's), an
-// optional type, at most Limit hits; AllVersions returns superseded facts
-// too.
+// Query is a memory_search: words as typed and other phrasings of the
+// same need (Phrasings, to be fused into one ranking), the project to rank
+// first (All: every project, else the global facts and this project's),
+// an optional type, at most Limit hits; AllVersions returns superseded
+// facts too.
 type Query struct {
 	Words, Project string
+	Phrasings      []string
 	All            bool
 	Type           string
 	Limit          int
@@ -79,6 +82,8 @@ func New(o Options) *mcp.Server {
 		Name: "memory_search",
 		Description: "Search the user's long-term memory for facts (preferences, how they work, project decisions, where things are). " +
 			"Use it before asking the user something they may have said before, and when the memory index mentions facts that are not listed. " +
+			"Search is by words, not meaning: give two or three phrasings of what you need in queries (the question as you would ask it, " +
+			"and the words the fact itself would likely use), and they are searched together. " +
 			"Returns the best matches: file, title, description and a snippet; read a file with memory_read for the whole fact.",
 		Annotations: &mcp.ToolAnnotations{Title: "Search memory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, h.search)
@@ -107,10 +112,11 @@ func ptr[T any](v T) *T { return &v }
 
 // SearchIn are memory_search's arguments.
 type SearchIn struct {
-	Query   string `json:"query" jsonschema:"words to look for, as you would type them into a search box"`
-	Project string `json:"project,omitempty" jsonschema:"a project slug to search (default: the current project and the global facts); 'all' searches every project"`
-	Type    string `json:"type,omitempty" jsonschema:"only facts of this type: user, feedback, project or reference"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
+	Query   string   `json:"query,omitempty" jsonschema:"words to look for, as you would type them into a search box"`
+	Queries []string `json:"queries,omitempty" jsonschema:"two or three phrasings of the same need, e.g. [\"which server do we deploy staging to\", \"staging host\"]: each is searched and the results are fused into one ranking"`
+	Project string   `json:"project,omitempty" jsonschema:"a project slug to search (default: the current project and the global facts); 'all' searches every project"`
+	Type    string   `json:"type,omitempty" jsonschema:"only facts of this type: user, feedback, project or reference"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
 	// AllVersions: superseded facts too, each marked with what replaced it.
 	AllVersions bool `json:"all_versions,omitempty" jsonschema:"also return facts a newer one superseded (history: no longer current), each marked with the fact that replaced it"`
 }
@@ -152,8 +158,14 @@ func (h *handlers) used(kind usage.Kind, files ...string) {
 }
 
 func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, any, error) {
-	if strings.TrimSpace(in.Query) == "" {
-		return nil, nil, fmt.Errorf("query is empty: give a few words to look for")
+	var phrasings []string
+	for _, p := range append([]string{in.Query}, in.Queries...) {
+		if p = strings.TrimSpace(p); p != "" && !slices.Contains(phrasings, p) {
+			phrasings = append(phrasings, p)
+		}
+	}
+	if len(phrasings) == 0 {
+		return nil, nil, fmt.Errorf("query is empty: give a few words to look for (query, or two or three phrasings in queries)")
 	}
 	limit := in.Limit
 	if limit <= 0 {
@@ -167,13 +179,13 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	default:
 		project = in.Project
 	}
-	hits, err := h.o.Search(ctx, Query{Words: in.Query, Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions})
+	hits, err := h.o.Search(ctx, Query{Words: phrasings[0], Phrasings: phrasings[1:], Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions})
 	if err != nil {
 		return nil, nil, err
 	}
 	hits = h.gated(hits)
 	if len(hits) == 0 {
-		return text("No facts match " + quote(in.Query) + ". Try other words, or project \"all\"."), nil, nil
+		return text("No facts match " + quote(strings.Join(phrasings, " / ")) + ". Try other words, or project \"all\"."), nil, nil
 	}
 	files := make([]string, len(hits))
 	for i, hit := range hits {

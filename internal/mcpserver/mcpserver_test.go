@@ -86,7 +86,7 @@ func TestToolsOffered(t *testing.T) {
 func TestSaveReadForget(t *testing.T) {
 	var asked string
 	cs, dir := connect(t, func(ctx context.Context, q Query) ([]Hit, error) {
-		asked = q.Words + "|" + q.Project
+		asked = strings.Join(append([]string{q.Words}, q.Phrasings...), "+") + "|" + q.Project
 		return []Hit{{File: "feedback-prefers-tabs.md", Title: "Prefers tabs", Description: "Tabs, not spaces", Snippet: "Use tabs"}}, nil
 	})
 	out, isErr := call(t, cs, "memory_save", map[string]any{"type": "feedback", "name": "prefers-tabs",
@@ -112,6 +112,14 @@ func TestSaveReadForget(t *testing.T) {
 	out, isErr = call(t, cs, "memory_search", map[string]any{"query": "tabs"})
 	if isErr || asked != "tabs|proj" || !strings.Contains(out, "feedback-prefers-tabs.md — Prefers tabs") {
 		t.Fatalf("search: %v %q %s", isErr, asked, out)
+	}
+	// Several phrasings: blank and repeated ones dropped, query first.
+	out, isErr = call(t, cs, "memory_search", map[string]any{"query": "tabs", "queries": []string{"indentation", " ", "tabs", "tab or space"}})
+	if isErr || asked != "tabs+indentation+tab or space|proj" || !strings.Contains(out, "feedback-prefers-tabs.md") {
+		t.Fatalf("search with queries: %v %q %s", isErr, asked, out)
+	}
+	if _, isErr = call(t, cs, "memory_search", map[string]any{"queries": []string{"indentation"}}); isErr || asked != "indentation|proj" {
+		t.Fatalf("search with queries alone: %v %q", isErr, asked)
 	}
 	out, isErr = call(t, cs, "memory_forget", map[string]any{"file": "feedback-prefers-tabs.md", "reason": "switched"})
 	if isErr || !strings.Contains(out, "forgot feedback-prefers-tabs.md") {
@@ -140,6 +148,8 @@ func TestBadCallsAreToolErrors(t *testing.T) {
 		{"memory_forget", map[string]any{"file": "user-shell.md", "reason": "old"}, "is readonly"},
 		{"memory_forget", map[string]any{"file": "user-shell.md"}, ""},
 		{"memory_search", map[string]any{"query": " "}, "query is empty"},
+		{"memory_search", map[string]any{"queries": []string{" ", ""}}, "query is empty"},
+		{"memory_search", map[string]any{}, "query is empty"},
 	}
 	for _, c := range cases {
 		out, isErr := call(t, cs, c.tool, c.args)

@@ -170,6 +170,11 @@ func BenchmarkSearch10k(b *testing.B) {
 		{"fallback", Query{Words: "tabs " + rare, Project: "memoryd", All: true}},
 		{"every", Query{Words: "apply", Project: "memoryd", All: true}}, // a word in every fact
 		{"question30", Query{Words: question30(x), Project: "memoryd", All: true}},
+		{"typo", Query{Words: benchTypo(b, x, rare), Project: "memoryd"}}, // rare, misspelt
+		// A prompt of 20 words of 5+ letters no fact has, each looked up
+		// as a typo, and one word that finds something.
+		{"absent20", Query{Words: rare + " please refactor these handlers before merging; nothing should change except naming, " +
+			"formatting, logging, comments, imports, vendoring, linting, testing, benchmarks, profiling, caching, batching", Project: "memoryd"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			defer startCPU().report(b)
@@ -181,6 +186,43 @@ func BenchmarkSearch10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchTypo returns word with a letter left out, checking that the search
+// corrects it.
+func benchTypo(b *testing.B, x *Index, word string) string {
+	b.Helper()
+	typo := word[:len(word)/2] + word[len(word)/2+1:]
+	hits, err := x.Search(context.Background(), Query{Words: typo, All: true, Explain: true})
+	if err != nil || len(hits) == 0 || hits[0].Explain.Terms[0].Match != "typo" {
+		b.Fatalf("Search(%q): not corrected: %+v, %v", typo, hits, err)
+	}
+	return typo
+}
+
+// BenchmarkVocabulary10k is what the first search with a typo adds, once
+// for a process and after each change for the daemon: reading the
+// vocabulary.
+func BenchmarkVocabulary10k(b *testing.B) {
+	x := benchIndex(b)
+	ctx := context.Background()
+	conn, err := x.db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	var v *vocabulary
+	defer startCPU().report(b)
+	for b.Loop() {
+		if v, err = readVocabulary(ctx, conn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 0
+	for _, forms := range v.byLen {
+		n += len(forms)
+	}
+	b.ReportMetric(float64(n), "forms")
 }
 
 // question30 is a question of 30 words, a third of them stop words, the

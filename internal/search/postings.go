@@ -37,12 +37,28 @@ var fieldNames = [numFields]string{"name", "title", "description", "body"}
 type tfs [numFields]uint32
 
 // docTerms returns the terms of a fact's fields with their counts, and the
-// length of each field in terms (a chunk whole not counted).
+// length of each field in terms (a chunk whole not counted). With
+// skipRepeatedDescription, a description's term that the body's first
+// sentence also has is not counted in the description: a description that
+// only repeats the body's first words (as many derived descriptions do)
+// would otherwise weigh those words twice.
 func docTerms(name, title, description, body string) (map[string]*tfs, [numFields]uint32) {
 	out := make(map[string]*tfs)
 	var lens [numFields]uint32
+	var repeated map[string]bool
+	if skipRepeatedDescription {
+		repeated = make(map[string]bool)
+		terms(firstSentence(body), func(t term) bool {
+			repeated[t.text] = true
+			return true
+		})
+	}
 	for f, text := range [numFields]string{name, title, description, body} {
 		terms(text, func(t term) bool {
+			if f == fieldDescription && repeated[t.text] {
+				lens[f]++
+				return true
+			}
 			c := out[t.text]
 			if c == nil {
 				c = new(tfs)
@@ -57,6 +73,11 @@ func docTerms(name, title, description, body string) (map[string]*tfs, [numField
 	}
 	return out, lens
 }
+
+// skipRepeatedDescription is whether docTerms leaves out of a
+// description the terms of the body's first sentence; a var so the recall
+// benchmark can compare (see docs/PERFORMANCE.md).
+var skipRepeatedDescription = false
 
 // posting is one fact in a term's postings.
 type posting struct {

@@ -52,7 +52,11 @@ const (
 )
 
 var (
-	fieldWeights = [numFields]float64{3, 3, 2, 1}
+	// fieldWeights: name and title 2, description and body 1 — the
+	// description no longer above the body, which it often only repeats;
+	// measured against 3, 3, 2, 1 and all 1 by BenchmarkRecallWeights
+	// (docs/PERFORMANCE.md).
+	fieldWeights = [numFields]float64{2, 2, 1, 1}
 	fieldB       = [numFields]float64{0.5, 0.5, 0.5, 0.75}
 )
 
@@ -64,8 +68,15 @@ type Query struct {
 	// identifiers and paths whole and by parts. No word is required: the
 	// facts are ranked by how well they match all of them. The last word
 	// also matches as a prefix when the words find fewer facts than
-	// Limit. Quotes, operators and punctuation mean nothing.
+	// Limit. A word of five letters or more that no fact has is taken
+	// for a typo and matched to the nearest words that facts have, below
+	// the words as typed (typo.go). Quotes, operators and punctuation
+	// mean nothing.
 	Words string
+	// Phrasings are other phrasings of the same need as Words: each is
+	// searched as Words is, and the rankings are fused into one (see
+	// phrasings.go). At most maxPhrasings, Words included, are used.
+	Phrasings []string
 	// Project is the current project's slug ("" outside a project). Its
 	// facts rank first; with All false they and the global facts are all
 	// that is searched.
@@ -114,13 +125,14 @@ type Explanation struct {
 	Pinned  bool        `json:"pinned,omitempty"`  // breaks ties first
 	Updated string      `json:"updated,omitempty"` // metadata.updated, breaks ties next
 	Prefix  bool        `json:"prefix,omitempty"`  // found only by the last word as a prefix, ranked after the rest
+	Passage float64     `json:"passage,omitempty"` // the score of a long fact's best passage, part of Text (passage.go)
 	Fusion  *Fusion     `json:"fusion,omitempty"`  // the ranks fused, when the search used embeddings
 }
 
 // TermScore is what one word of a query adds to a fact's score.
 type TermScore struct {
 	Word   string   `json:"word"`   // the query's word, folded
-	Match  string   `json:"match"`  // "exact", "stem", "synonym", "prefix" or "feedback"
+	Match  string   `json:"match"`  // "exact", "stem", "synonym", "typo", "prefix" or "feedback"
 	Forms  []string `json:"forms"`  // the fact's words that matched it
 	Fields string   `json:"fields"` // where they are: name, title, description, body, ×count
 	IDF    float64  `json:"idf"`    // how rare the word (with its forms) is
@@ -131,6 +143,9 @@ type TermScore struct {
 // (see FreshSearch). With an embedder it embeds the query while the words
 // are scored, and answers by words alone when that fails.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.Phrasings) > 0 {
+		return x.searchPhrasings(ctx, q, x.Search)
+	}
 	p := parseQuery(q.Words)
 	if !p.any {
 		return nil, ErrNoWords
@@ -189,6 +204,9 @@ func (x *Index) search(ctx context.Context, q Query, p parsed, qv *queryVector) 
 // cores it made the whole slower, the stat-ing threads and the query
 // slowing each other down.
 func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.Phrasings) > 0 {
+		return x.searchPhrasings(ctx, q, x.FreshSearch)
+	}
 	p := parseQuery(q.Words)
 	if !p.any {
 		return nil, ErrNoWords
@@ -296,6 +314,7 @@ type view struct {
 	stems    map[string][]*formList // by stem
 	postings int                    // postings held in stems
 	vectors  *vectors               // read by the first search that fused
+	vocab    *vocabulary            // read by the first search with a typo
 }
 
 // maxViewPostings bounds the postings a view keeps: past it, it forgets
@@ -352,14 +371,26 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 			}
 			alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
 		}
+		if !slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
+			typos, err := x.typoAlts(ctx, conn, v, w)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, typos...)
+		}
 		s.scoreWord(alts)
 	}
 	f := newFilter(q)
-	top := s.top(f, limit, nil)
+	top, err := x.passageTop(ctx, conn, s, f, limit)
+	if err != nil {
+		return nil, err
+	}
 	if more, err := x.feedback(ctx, conn, v, s, p, top); err != nil {
 		return nil, err
 	} else if more {
-		top = s.top(f, limit, nil)
+		if top, err = x.passageTop(ctx, conn, s, f, limit); err != nil {
+			return nil, err
+		}
 	}
 	var ps *scorer // the prefix search's, for the facts only it found
 	if len(top) < limit && len(p.last) >= 2 {
@@ -478,9 +509,15 @@ func readLists(ctx context.Context, conn *sql.Conn, query string, args ...any) (
 type alt struct {
 	word, stem, exact string
 	weight            float64
-	kind              string // "" for the word itself, "synonym", "prefix"
+	kind              string // "" for the word itself, "synonym", "typo", "prefix", "feedback"
 	lists             []*formList
 	idf               float64 // set by scoreWord
+}
+
+// stemmed reports whether form counts stemFactor of an occurrence for a:
+// a form of the word's (or its correction's) stem but not the form itself.
+func (a *alt) stemmed(form string) bool {
+	return (a.kind == "" || a.kind == "typo") && form != a.exact
 }
 
 // scorer adds up the scores of the facts of one search.
@@ -530,7 +567,7 @@ func (s *scorer) scoreWord(alts []*alt) {
 	for _, a := range alts {
 		for _, l := range a.lists {
 			factor := 1.0
-			if a.kind == "" && l.form != a.exact {
+			if a.stemmed(l.form) {
 				factor = stemFactor
 			}
 			for i, id := range l.ids {
@@ -582,7 +619,7 @@ func (s *scorer) explain(id int32) []TermScore {
 					continue
 				}
 				factor := 1.0
-				if a.kind == "" && l.form != a.exact {
+				if a.stemmed(l.form) {
 					factor = stemFactor
 				}
 				for f, n := range l.tfs[i] {
@@ -646,12 +683,13 @@ func (f filter) boost(d *doc) float64 {
 
 // candidate is a fact scored, before its row is read.
 type candidate struct {
-	id     int32
-	score  float64
-	text   float64
-	boost  float64
-	prefix bool
-	fusion *Fusion // set when fused
+	id      int32
+	score   float64
+	text    float64
+	boost   float64
+	prefix  bool
+	passage float64 // the best passage's score, when scored (passage.go)
+	fusion  *Fusion // set when fused
 }
 
 // better orders candidates best first: score, then pinned, then newer,
@@ -747,7 +785,7 @@ func (x *Index) hit(ctx context.Context, conn *sql.Conn, s *scorer, c candidate,
 	h.Snippet = snippet(body, stems)
 	if explain {
 		h.Explain = &Explanation{Terms: s.explain(c.id), Text: round3(c.text), Boost: c.boost,
-			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix, Fusion: c.fusion}
+			Pinned: d.pinned, Updated: d.updatedDate(), Prefix: c.prefix, Passage: round3(c.passage), Fusion: c.fusion}
 	}
 	return h, nil
 }

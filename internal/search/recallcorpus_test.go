@@ -161,8 +161,9 @@ type recallFact struct {
 
 type recallQuestion struct {
 	words       string
-	gold        string // the file of the fact that answers it
-	paraphrased bool   // shares no content word with the fact
+	phrasings   []string // other phrasings of it, searched with it (Query.Phrasings)
+	gold        string   // the file of the fact that answers it
+	paraphrased bool     // shares no content word with the fact
 }
 
 type recallCorpus struct {

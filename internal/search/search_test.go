@@ -296,9 +296,11 @@ func TestNewerFirstAmongEquals(t *testing.T) {
 }
 
 // TestCommonWordRanksNamesThenNewest: a word hundreds of facts have puts
-// the fact with it in its description first, however old, then the others
-// newest first, and every one of them is ranked: no window of the newest.
-// (Before issue 19, only the newest 200 were; this test asserted that.)
+// the fact with it in its name first, however old, then the others newest
+// first, and every one of them is ranked: no window of the newest.
+// (Before issue 19, only the newest 200 were; this test asserted that.
+// Before issue 29 the word in the description was enough: the description
+// weighed twice the body; now it weighs the same.)
 func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 	f := newFolder(t)
 	n := 300
@@ -311,10 +313,10 @@ func TestCommonWordRanksNamesThenNewest(t *testing.T) {
 			"---\nname: note-%04d\ndescription: Note %d\nmetadata:\n  type: user\n  updated: %s\n---\nHow to apply: carefully.\n",
 			i, i, updated))
 	}
-	f.write(fact{"reference", "patches", "How patches apply here", "", "Old, and named for it."})
+	f.write(fact{"reference", "apply-patches", "How patches apply here", "", "Old, and named for it."})
 	x := f.open()
 	q := Query{Words: "apply", Limit: 3}
-	wantFiles(t, q, find(t, x, q), "reference-patches.md", fmt.Sprintf("user-note-%04d.md", n-1), fmt.Sprintf("user-note-%04d.md", n-2))
+	wantFiles(t, q, find(t, x, q), "reference-apply-patches.md", fmt.Sprintf("user-note-%04d.md", n-1), fmt.Sprintf("user-note-%04d.md", n-2))
 
 	q.Limit = MaxLimit
 	got := find(t, x, q)

@@ -241,3 +241,22 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// firstSentence returns body up to the end of its first sentence: a
+// period, question or exclamation mark before white space, or a blank line.
+func firstSentence(body string) string {
+	body = strings.TrimSpace(body)
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '.', '?', '!':
+			if i+1 == len(body) || body[i+1] == ' ' || body[i+1] == '\n' {
+				return body[:i+1]
+			}
+		case '\n':
+			if strings.HasPrefix(body[i+1:], "\n") {
+				return body[:i]
+			}
+		}
+	}
+	return body
+}
