@@ -221,7 +221,7 @@ func secretSpans(s string) []Finding {
 			spans = append(spans, Finding{Kind: r.name, Start: lo, End: hi})
 		}
 	}
-	return mergeSpans(spans)
+	return mergeSpans(append(spans, gitleaksSpans(s, lower)...))
 }
 
 // mergeSpans sorts spans and joins those that overlap.

@@ -1,0 +1,189 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// The maintained rules: gitleaks' default rule set (config.DefaultConfig,
+// 220 rules of providers' key formats, kept up by the gitleaks project),
+// read as data and run by this file. Only the rule set is used, not the
+// gitleaks detector: that one brings archive readers, git sources and a
+// logger, and compiles all 220 expressions (35 ms) before it reads a byte.
+// Here the set is parsed the first time a text is screened (5 ms, once per
+// process), and a rule's expression is compiled only when one of its
+// keywords is in a text, so a screen of an ordinary fact compiles none or a
+// few. memoryd version and every command that screens nothing pay nothing.
+//
+// Followed from gitleaks: the keyword pre-check, the secret group (or the
+// first non-empty group), the entropy floor, and the allowlists (global and
+// per rule: regexes against the secret, the match or the line; stop words;
+// "AND" conditions). Left out: rules that need a file path (memory files
+// are markdown), and gitleaks' decoding of base64 and percent-encoded text.
+
+// glRule is one gitleaks rule, as the default config holds it.
+type glRule struct {
+	ID          string
+	Regex       string
+	Path        string
+	SecretGroup int
+	Entropy     float64
+	Keywords    []string
+	Allowlists  []*glAllow
+
+	once sync.Once
+	re   *regexp.Regexp // nil when the expression does not compile in Go's syntax
+}
+
+// glAllow is one gitleaks allowlist: a finding it matches is no secret.
+type glAllow struct {
+	Condition   string // "AND": every check set must match; otherwise any
+	RegexTarget string `toml:"regexTarget"` // "match", "line"; the secret by default
+	Regexes     []string
+	StopWords   []string `toml:"stopwords"`
+	Paths       []string
+	Commits     []string
+
+	once sync.Once
+	res  []*regexp.Regexp
+}
+
+type glConfig struct {
+	Allowlist  *glAllow // [allowlist], the global one
+	Allowlists []*glAllow
+	Rules      []*glRule
+}
+
+// gitleaksRules parses the default config once. A config this version of
+// the module cannot read leaves memoryd's own rules alone on duty rather
+// than stopping every screen.
+var gitleaksRules = sync.OnceValue(func() *glConfig {
+	var c glConfig
+	if _, err := toml.Decode(config.DefaultConfig, &c); err != nil {
+		return &glConfig{}
+	}
+	if c.Allowlist != nil {
+		c.Allowlists = append(c.Allowlists, c.Allowlist)
+	}
+	for _, a := range c.Allowlists {
+		lowerAll(a.StopWords)
+	}
+	for _, r := range c.Rules {
+		for i := range r.Keywords {
+			r.Keywords[i] = strings.ToLower(r.Keywords[i])
+		}
+		for _, a := range r.Allowlists {
+			lowerAll(a.StopWords)
+		}
+	}
+	return &c
+})
+
+func (r *glRule) regexp() *regexp.Regexp {
+	r.once.Do(func() { r.re, _ = regexp.Compile(r.Regex) })
+	return r.re
+}
+
+func (a *glAllow) regexps() []*regexp.Regexp {
+	a.once.Do(func() {
+		for _, s := range a.Regexes {
+			if re, err := regexp.Compile(s); err == nil {
+				a.res = append(a.res, re)
+			}
+		}
+	})
+	return a.res
+}
+
+// gitleaksSpans returns the findings of the gitleaks rules in s; lower is
+// s in lower case. Kind is "gitleaks rule " and the rule's id.
+func gitleaksSpans(s, lower string) []Finding {
+	c := gitleaksRules()
+	var spans []Finding
+	for _, r := range c.Rules {
+		if r.Path != "" || r.Regex == "" || len(r.Keywords) > 0 && !containsAny(lower, r.Keywords) {
+			continue
+		}
+		re := r.regexp()
+		if re == nil {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			lo, hi := secretGroup(r, m)
+			if lo < 0 || lo == hi || r.Entropy != 0 && entropy(s[lo:hi]) <= r.Entropy {
+				continue
+			}
+			if allowed(s, m, lo, hi, c.Allowlists) || allowed(s, m, lo, hi, r.Allowlists) {
+				continue
+			}
+			spans = append(spans, Finding{Kind: "gitleaks rule " + r.ID, Start: lo, End: hi})
+		}
+	}
+	return spans
+}
+
+// secretGroup is where the secret of match m is: the rule's secret group,
+// or the first group that matched something, or the whole match.
+func secretGroup(r *glRule, m []int) (int, int) {
+	if r.SecretGroup > 0 {
+		if 2*r.SecretGroup+1 >= len(m) {
+			return -1, -1
+		}
+		return m[2*r.SecretGroup], m[2*r.SecretGroup+1]
+	}
+	for g := 2; g+1 < len(m); g += 2 {
+		if m[g] >= 0 && m[g+1] > m[g] {
+			return m[g], m[g+1]
+		}
+	}
+	return m[0], m[1]
+}
+
+// allowed reports whether one of the allowlists lets the finding m (its
+// secret s[lo:hi]) go, as gitleaks decides it for a text with no path or
+// commit: a check of paths or commits never matches.
+func allowed(s string, m []int, lo, hi int, lists []*glAllow) bool {
+	secret := strings.ToLower(s[lo:hi])
+	for _, a := range lists {
+		target := s[lo:hi]
+		switch a.RegexTarget {
+		case "match":
+			target = s[m[0]:m[1]]
+		case "line":
+			start := strings.LastIndexByte(s[:m[0]], '\n') + 1
+			end := strings.IndexByte(s[m[1]:], '\n')
+			if end < 0 {
+				end = len(s) - m[1]
+			}
+			target = s[start : m[1]+end]
+		}
+		byRegex := false
+		for _, re := range a.regexps() {
+			if re.MatchString(target) {
+				byRegex = true
+				break
+			}
+		}
+		byWord := containsAny(secret, a.StopWords)
+		if strings.EqualFold(a.Condition, "AND") {
+			if len(a.Paths) == 0 && len(a.Commits) == 0 && (len(a.Regexes) == 0 || byRegex) && (len(a.StopWords) == 0 || byWord) {
+				return true
+			}
+			continue
+		}
+		if byRegex || byWord {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerAll(words []string) {
+	for i := range words {
+		words[i] = strings.ToLower(words[i])
+	}
+}
