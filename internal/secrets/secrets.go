@@ -153,7 +153,7 @@ var secretRules = sync.OnceValue(func() []secretRule {
 			// fields, the port a number or *, nothing after the password.
 			name: "pgpass password", hints: []string{":"},
 			re:    regexp.MustCompile(`(?m)(?:^|[\s` + "`" + `'"])[A-Za-z0-9._*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:([^\s:` + "`" + `'"]+)(?:$|[\s` + "`" + `'",;)])`),
-			group: 1, vet: vetValue(pgpassValue),
+			group: 1, vet: vetPgpass,
 		},
 		{
 			// otpauth://totp/Acme:ana?secret=JBSWY3DP&issuer=Acme: the seed of
@@ -488,11 +488,17 @@ var localPointers = wordList(`siehe im in beim bei liegt steht fragen frag gespe
 // "密码：见团队保险库" (see the team vault).
 var cjkPointers = []string{"见", "參見", "参见", "存", "保存", "询问", "詢問", "请", "請", "在", "参照", "保管"}
 
-// pgpassValue vets the last field of a .pgpass line: no placeholder, and
-// not a number alone (a time or a version: 10:30:00:12:59).
-func pgpassValue(s string) bool {
-	return notPlaceholder(s) && strings.Trim(s, "0123456789.") != ""
+// vetPgpass vets a .pgpass line: its last field no placeholder and not a
+// number alone (a time or a version: 10:30:00:12:59), and the line no time
+// of day with a date — "2026-11-27T23:43:23Z..2026-11-27T23:45:01Z", the
+// range of messages memoryd records, has the fields' shape.
+func vetPgpass(s string, m []int, lo, hi int) (int, int, bool) {
+	v := s[lo:hi]
+	ok := notPlaceholder(v) && strings.Trim(v, "0123456789.") != "" && !dateTime.MatchString(s[m[0]:m[1]])
+	return lo, hi, ok
 }
+
+var dateTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}`)
 
 // vetCookie vets a cookie header's value: it is a secret when one of its
 // name=value pairs holds a value that looks made ("session=8f3kd93k…"),
