@@ -85,7 +85,9 @@ const tokenPrefixes = `gh[pousr]_|github_pat_|gl(?:pat|dt|ptt|rt)-|sk-|xox[abpos
 
 // secretRules are compiled the first time they are used: compiling them
 // costs 1.5 ms, which every memoryd process would pay at start otherwise.
-var secretRules = sync.OnceValue(func() []secretRule {
+var secretRules = sync.OnceValue(func() []secretRule { return append(ownRules(), proseRules()...) })
+
+func ownRules() []secretRule {
 	return []secretRule{
 		{name: "private key", hints: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
 		{name: "age key", hints: []string{"age-secret-key-"}, re: regexp.MustCompile(`AGE-SECRET-KEY-1[0-9A-Z]{20,}`)},
@@ -189,7 +191,7 @@ var secretRules = sync.OnceValue(func() []secretRule {
 			group: 1, vet: vetValue(proseKey),
 		},
 	}
-})
+}
 
 // secretSpans returns the secrets in s, in order and not overlapping,
 // without their line numbers.
