@@ -35,6 +35,8 @@ type glRule struct {
 	Keywords    []string
 	Allowlists  []*glAllow
 
+	multiline bool // the expression can match across lines: it runs on the whole text
+
 	once sync.Once
 	re   *regexp.Regexp // nil when the expression does not compile in Go's syntax
 }
@@ -61,7 +63,9 @@ type glConfig struct {
 // gitleaksRules parses the default config once. A config this version of
 // the module cannot read leaves memoryd's own rules alone on duty rather
 // than stopping every screen.
-var gitleaksRules = sync.OnceValue(func() *glConfig {
+var gitleaksRules = sync.OnceValue(parseGitleaks)
+
+func parseGitleaks() *glConfig {
 	var c glConfig
 	if _, err := toml.Decode(config.DefaultConfig, &c); err != nil {
 		return &glConfig{}
@@ -73,6 +77,7 @@ var gitleaksRules = sync.OnceValue(func() *glConfig {
 		lowerAll(a.StopWords)
 	}
 	for _, r := range c.Rules {
+		r.multiline = len(r.Keywords) == 0 || containsAny(r.Regex, []string{`\n`, `\r`, `\s\S`, `(?s`})
 		for i := range r.Keywords {
 			r.Keywords[i] = strings.ToLower(r.Keywords[i])
 		}
@@ -81,7 +86,7 @@ var gitleaksRules = sync.OnceValue(func() *glConfig {
 		}
 	}
 	return &c
-})
+}
 
 func (r *glRule) regexp() *regexp.Regexp {
 	r.once.Do(func() { r.re, _ = regexp.Compile(r.Regex) })
@@ -100,30 +105,61 @@ func (a *glAllow) regexps() []*regexp.Regexp {
 }
 
 // gitleaksSpans returns the findings of the gitleaks rules in s; lower is
-// s in lower case. Kind is "gitleaks rule " and the rule's id.
+// s in lower case. Kind is "gitleaks rule " and the rule's id. A rule runs
+// on each line that holds one of its keywords (a multi-line one on the
+// whole text): the expressions are unanchored, and the cost of one grows
+// with the length of the text it searches.
 func gitleaksSpans(s, lower string) []Finding {
 	c := gitleaksRules()
-	var spans []Finding
+	var perLine []*glRule
+	var found []Finding
 	for _, r := range c.Rules {
 		if r.Path != "" || r.Regex == "" || len(r.Keywords) > 0 && !containsAny(lower, r.Keywords) {
 			continue
 		}
-		re := r.regexp()
-		if re == nil {
-			continue
-		}
-		for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-			lo, hi := secretGroup(r, m)
-			if lo < 0 || lo == hi || r.Entropy != 0 && entropy(s[lo:hi]) <= r.Entropy {
-				continue
-			}
-			if allowed(s, m, lo, hi, c.Allowlists) || allowed(s, m, lo, hi, r.Allowlists) {
-				continue
-			}
-			spans = append(spans, Finding{Kind: "gitleaks rule " + r.ID, Start: lo, End: hi})
+		if r.multiline {
+			found = r.find(s, 0, c, found)
+		} else {
+			perLine = append(perLine, r)
 		}
 	}
-	return spans
+	for at := 0; len(perLine) > 0 && at < len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		line := s[at:end]
+		lowerLine := strings.ToLower(line)
+		for _, r := range perLine {
+			if containsAny(lowerLine, r.Keywords) {
+				found = r.find(line, at, c, found)
+			}
+		}
+		at = end + 1
+	}
+	return found
+}
+
+// find appends the findings of r in text, which starts at offset in the
+// screened text.
+func (r *glRule) find(text string, offset int, c *glConfig, found []Finding) []Finding {
+	re := r.regexp()
+	if re == nil {
+		return found
+	}
+	for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+		lo, hi := secretGroup(r, m)
+		if lo < 0 || lo == hi || r.Entropy != 0 && entropy(text[lo:hi]) <= r.Entropy {
+			continue
+		}
+		if allowed(text, m, lo, hi, c.Allowlists) || allowed(text, m, lo, hi, r.Allowlists) {
+			continue
+		}
+		found = append(found, Finding{Kind: "gitleaks rule " + r.ID, Start: offset + lo, End: offset + hi})
+	}
+	return found
 }
 
 // secretGroup is where the secret of match m is: the rule's secret group,

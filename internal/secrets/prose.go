@@ -31,7 +31,7 @@ const copulas = `(\s*[:=：]\s*|\s+(?:is|was|ist|war|lautet|est|était|es|era|é
 
 // proseRules are compiled with the others, on the first screen.
 func proseRules() []secretRule {
-	return []secretRule{
+	rules := []secretRule{
 		{
 			// "Das Passwort für den Router ist X", "PIN for the door: 4821",
 			// "WiFi WPA2 key: X", "pw for grafana is X", "Пароль от роутера — X".
@@ -86,6 +86,10 @@ func proseRules() []secretRule {
 			group: 1, vet: vetSeedPhrase,
 		},
 	}
+	for i := range rules {
+		rules[i].line = true
+	}
+	return rules
 }
 
 // aboutPassword are words between a label and a value that make the

@@ -72,6 +72,7 @@ type secretRule struct {
 	re    *regexp.Regexp
 	group int
 	vet   func(s string, m []int, lo, hi int) (int, int, bool)
+	line  bool // the rule runs on each line that holds a hint, not on the whole text
 }
 
 // secretValue is how an option's value is written: quoted, or up to a space.
@@ -198,32 +199,62 @@ func ownRules() []secretRule {
 func secretSpans(s string) []Finding {
 	spans := append(randomTokens(s), hexKeys(s)...)
 	lower := strings.ToLower(s)
-	for _, r := range secretRules() {
+	for i := range secretRules() {
+		r := &secretRules()[i]
 		if !containsAny(lower, r.hints) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
-			lo, hi := m[2*r.group], m[2*r.group+1]
-			if lo < 0 || lo == hi {
-				continue
-			}
-			if r.vet != nil {
-				var ok bool
-				if lo, hi, ok = r.vet(s, m, lo, hi); !ok {
-					continue
-				}
-			}
-			// A value up to a space may run into the bracket that closes
-			// around it: "[tool bash: … --password X]".
-			for _, pair := range []string{"[]", "()"} {
-				if hi-lo > 1 && s[hi-1] == pair[1] && !strings.Contains(s[lo:hi], pair[:1]) {
-					hi--
-				}
-			}
-			spans = append(spans, Finding{Kind: r.name, Start: lo, End: hi})
+		if r.line {
+			spans = r.findLines(s, spans)
+			continue
 		}
+		spans = r.find(s, 0, spans)
 	}
 	return mergeSpans(append(spans, gitleaksSpans(s, lower)...))
+}
+
+// findLines appends the findings of r on each line of s that holds one of
+// its hints.
+func (r *secretRule) findLines(s string, spans []Finding) []Finding {
+	for at := 0; at < len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		if line := s[at:end]; containsAny(strings.ToLower(line), r.hints) {
+			spans = r.find(line, at, spans)
+		}
+		at = end + 1
+	}
+	return spans
+}
+
+// find appends the findings of r in text, which starts at offset in the
+// screened text.
+func (r *secretRule) find(s string, offset int, spans []Finding) []Finding {
+	for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+		lo, hi := m[2*r.group], m[2*r.group+1]
+		if lo < 0 || lo == hi {
+			continue
+		}
+		if r.vet != nil {
+			var ok bool
+			if lo, hi, ok = r.vet(s, m, lo, hi); !ok {
+				continue
+			}
+		}
+		// A value up to a space may run into the bracket that closes
+		// around it: "[tool bash: … --password X]".
+		for _, pair := range []string{"[]", "()"} {
+			if hi-lo > 1 && s[hi-1] == pair[1] && !strings.Contains(s[lo:hi], pair[:1]) {
+				hi--
+			}
+		}
+		spans = append(spans, Finding{Kind: r.name, Start: offset + lo, End: offset + hi})
+	}
+	return spans
 }
 
 // mergeSpans sorts spans and joins those that overlap.

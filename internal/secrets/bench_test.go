@@ -1,0 +1,29 @@
+package secrets
+
+import "testing"
+
+// BenchmarkGitleaksLoad is what the first screen in a process pays once:
+// parsing gitleaks' default rule set.
+func BenchmarkGitleaksLoad(b *testing.B) {
+	for b.Loop() {
+		if c := parseGitleaks(); len(c.Rules) < 200 {
+			b.Fatalf("%d rules", len(c.Rules))
+		}
+	}
+}
+
+// BenchmarkFirstScreen is what the first screen in a process pays: the
+// rules parsed and compiled fresh, then one ordinary fact screened.
+func BenchmarkFirstScreen(b *testing.B) {
+	const fact = "---\nname: deploy\ndescription: How staging deploys\n---\nDeploys go through the staging box; the password is in the team vault.\n"
+	for b.Loop() {
+		c := parseGitleaks()
+		_ = ownRules()
+		_ = proseRules()
+		for _, r := range c.Rules {
+			if containsAny(fact, r.Keywords) {
+				r.regexp()
+			}
+		}
+	}
+}
