@@ -10,20 +10,26 @@ import (
 )
 
 // The maintained rules: gitleaks' default rule set (config.DefaultConfig,
-// 220 rules of providers' key formats, kept up by the gitleaks project),
+// 222 rules of providers' key formats, kept up by the gitleaks project),
 // read as data and run by this file. Only the rule set is used, not the
 // gitleaks detector: that one brings archive readers, git sources and a
-// logger, and compiles all 220 expressions (35 ms) before it reads a byte.
+// logger, and compiles all 222 expressions (35 ms) before it reads a byte.
 // Here the set is parsed the first time a text is screened (5 ms, once per
 // process), and a rule's expression is compiled only when one of its
 // keywords is in a text, so a screen of an ordinary fact compiles none or a
-// few. memoryd version and every command that screens nothing pay nothing.
+// few. A command that screens nothing pays only the 0.3 ms the packages
+// of the rule set take to initialise.
 //
 // Followed from gitleaks: the keyword pre-check, the secret group (or the
 // first non-empty group), the entropy floor, and the allowlists (global and
 // per rule: regexes against the secret, the match or the line; stop words;
-// "AND" conditions). Left out: rules that need a file path (memory files
-// are markdown), and gitleaks' decoding of base64 and percent-encoded text.
+// "AND" conditions). Changed: a rule runs on each line holding one of its
+// keywords, not on the whole text, at a fraction of the cost; the rules
+// written to span lines (a private key, curl with its header on the next
+// line: an expression with \n, \r, [\s\S] or (?s)) still get the whole
+// text. Left out: rules that need a
+// file path (memory files are markdown), and gitleaks' decoding of base64
+// and percent-encoded text.
 
 // glRule is one gitleaks rule, as the default config holds it.
 type glRule struct {

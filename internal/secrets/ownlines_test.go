@@ -35,6 +35,11 @@ func TestGitleaksRules(t *testing.T) {
 	if n := len(gitleaksRules().Rules); n < 200 {
 		t.Fatalf("%d gitleaks rules read; the default set has over 200", n)
 	}
+	for _, r := range gitleaksRules().Rules {
+		if r.Regex != "" && r.regexp() == nil {
+			t.Errorf("gitleaks rule %s does not compile in Go's syntax: its keys go unfound", r.ID)
+		}
+	}
 	text := "Notes.\nThe tracker sync uses lin_api_Qx7Vz4Tn9Wc3Yb6Pd1Hs5Jf0Ga8Ke2Lm4Rt6Uw9Xc for the bot.\n"
 	f := FindSecrets(text)
 	if len(f) != 1 || f[0].Kind != "gitleaks rule linear-api-key" || f[0].Line != 2 || !strings.HasPrefix(text[f[0].Start:], "lin_api_Qx7") {
