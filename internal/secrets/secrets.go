@@ -199,9 +199,11 @@ func ownRules() []secretRule {
 func secretSpans(s string) []Finding {
 	spans := append(randomTokens(s), hexKeys(s)...)
 	lower := strings.ToLower(s)
+	var pairs bytePairs
+	pairs.add(lower)
 	for i := range secretRules() {
 		r := &secretRules()[i]
-		if !containsAny(lower, r.hints) {
+		if !pairs.holdsAny(lower, r.hints) {
 			continue
 		}
 		if r.line {
@@ -210,7 +212,7 @@ func secretSpans(s string) []Finding {
 		}
 		spans = r.find(s, 0, spans)
 	}
-	return mergeSpans(append(spans, gitleaksSpans(s, lower)...))
+	return mergeSpans(append(spans, gitleaksSpans(s, lower, &pairs)...))
 }
 
 // findLines appends the findings of r on each line of s that holds one of
