@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/zricethezav/gitleaks/v8/config"
 
 	"github.com/memoryd/memoryd/internal/index"
@@ -42,7 +42,7 @@ func ruleSamples(t testing.TB) []sample {
 			Entropy         float64
 		}
 	}
-	if _, err := toml.Decode(config.DefaultConfig, &cfg); err != nil {
+	if err := toml.Unmarshal([]byte(config.DefaultConfig), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(corpusSeed, 1))
