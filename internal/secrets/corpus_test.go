@@ -184,6 +184,11 @@ var sentenceForms = []string{
 	"pw for grafana is {pw}",
 	"WLAN-Schlüssel: {pw}",
 	"creds for the printer admin: admin/{pw}",
+	"La password del router è {pw}",
+	"Hasło do routera to {pw}",
+	"Lösenordet till routern är {pw}",
+	"Adgangskoden til routeren er {pw}",
+	"Salasana on {pw}",
 }
 
 func sentenceSamples() []sample {

@@ -20,14 +20,17 @@ import (
 const proseValue = `("[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"'` + "`" + `]*[0-9!#$%&*+=?@^~§€][^\s"'` + "`" + `]*)`
 
 // passwordLabels name a password, a PIN or a wifi key, in the languages
-// the sentence rules read. Group 1 of the sentence rule.
+// the sentence rules read, with the ending of a definite form
+// ("lösenordet", "adgangskoden"). Group 1 of the sentence rule.
 const passwordLabels = `(password|passwort|kennwort|passwd|passphrase|passcode|pass phrase|pw|pwd|mot de passe|contraseña|contrasena|clave|senha|wachtwoord|hasło|haslo|lösenord|losenord|salasana|passord|adgangskode|parola|пароль|пин|pin|pin-code|pin code|puk|` +
 	`(?:alarm|door|gate|safe|garage|entry|access|lock|unlock|keypad|tür|tor|alarme|porte)[ -]?code|türcode|alarmcode|` +
-	`(?:wi-?fi|wlan|wpa[23]?(?:-psk)?|network|netzwerk|router)[ -]?(?:key|schlüssel|clé|clave|chave|passphrase)|wpa[23]?|psk)`
+	`(?:wi-?fi|wlan|wpa[23]?(?:-psk)?|network|netzwerk|router)[ -]?(?:key|schlüssel|clé|clave|chave|passphrase)|wpa[23]?|psk)(?:et|en|n)?`
 
 // copulas join a label to its value: "is", "ist", "lautet", "est", "es",
-// "é", "è", "är", "jest", "—", a colon, an equals sign.
-const copulas = `(\s*[:=：]\s*|\s+(?:is|was|ist|war|lautet|est|était|es|era|é|è|är|jest|это|—|–)\s+)`
+// "é", "è", "är", "er", "on", "to", "jest", "—", a colon, an equals sign.
+// "on" and "to" are English words too: the value must still look made, so
+// "the password on the router is X" goes on to the "is".
+const copulas = `(\s*[:=：]\s*|\s+(?:is|was|ist|war|lautet|est|était|es|era|é|è|är|er|on|to|jest|это|—|–)\s+)`
 
 // proseRules are compiled with the others, on the first screen.
 func proseRules() []secretRule {
@@ -35,7 +38,7 @@ func proseRules() []secretRule {
 		{
 			// "Das Passwort für den Router ist X", "PIN for the door: 4821",
 			// "WiFi WPA2 key: X", "pw for grafana is X", "Пароль от роутера — X".
-			name: "password", hints: []string{"pass", "pw", "pin", "пин", "puk", "code", "wachtwoord", "contrase", "clave", "senha", "hasło", "haslo", "lösenord", "salasana", "parola", "пароль", "key", "schlüssel", "clé", "chave", "wpa", "psk"},
+			name: "password", hints: []string{"pass", "pw", "pin", "пин", "puk", "code", "wachtwoord", "kennwort", "adgangskode", "losenord", "contrase", "clave", "senha", "hasło", "haslo", "lösenord", "salasana", "parola", "пароль", "key", "schlüssel", "clé", "chave", "wpa", "psk"},
 			re:    regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_])` + passwordLabels + `((?:[^\p{L}\p{N}\n.!?;:=：][^\n.!?;:=：]{0,39}?)?)` + copulas + proseValue),
 			group: 4, vet: vetSentence,
 		},
