@@ -229,7 +229,7 @@ func hexKeys(s string) []Finding {
 			if strings.HasPrefix(s[lo:i], "0x") || strings.HasPrefix(s[lo:i], "0X") {
 				lo += 2
 			}
-			if i-lo >= 32 && isHex(s[lo:i]) && !cited(s, start) && namedSecret(s, start, i) {
+			if i-lo >= 32 && isHex(s[lo:i]) && !cited(s, start, i) && namedSecret(s, start, i) {
 				spans = append(spans, Finding{Kind: "hex key", Start: lo, End: i})
 			}
 		}
@@ -254,10 +254,10 @@ func isHex(s string) bool {
 }
 
 // cited reports a blob hash in a cite, as metadata.cites holds them and
-// people quote them: "src/app.go@<blob>", a path (with a "/" or a ".")
-// right before an "@".
-func cited(s string, lo int) bool {
-	if lo == 0 || s[lo-1] != '@' {
+// people quote them: "src/app.go@<blob>", 40 or 64 hex digits (SHA-1 or
+// SHA-256) after a path (with a "/" or a ".") and an "@".
+func cited(s string, lo, hi int) bool {
+	if lo == 0 || s[lo-1] != '@' || hi-lo != 40 && hi-lo != 64 {
 		return false
 	}
 	before := s[:lo-1]
