@@ -1,6 +1,9 @@
 package secrets
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // BenchmarkGitleaksLoad is what the first screen in a process pays once:
 // parsing gitleaks' default rule set.
@@ -18,10 +21,14 @@ func BenchmarkFirstScreen(b *testing.B) {
 	const fact = "---\nname: deploy\ndescription: How staging deploys\n---\nDeploys go through the staging box; the password is in the team vault.\n"
 	for b.Loop() {
 		c := parseGitleaks()
-		_ = ownRules()
-		_ = proseRules()
+		lower := strings.ToLower(fact)
+		for _, r := range append(ownRules(), proseRules()...) {
+			if containsAny(lower, r.hints) {
+				r.regexp()
+			}
+		}
 		for _, r := range c.Rules {
-			if containsAny(fact, r.Keywords) {
+			if containsAny(lower, r.Keywords) {
 				r.regexp()
 			}
 		}

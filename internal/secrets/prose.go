@@ -33,59 +33,59 @@ const passwordLabels = `(password|passwort|kennwort|passwd|passphrase|passcode|p
 const copulas = `(\s*[:=：]\s*|\s+(?:is|was|ist|war|lautet|est|était|es|era|é|è|är|er|on|to|jest|это|—|–)\s+)`
 
 // proseRules are compiled with the others, on the first screen.
-func proseRules() []secretRule {
-	rules := []secretRule{
+func proseRules() []*secretRule {
+	rules := []*secretRule{
 		{
 			// "Das Passwort für den Router ist X", "PIN for the door: 4821",
 			// "WiFi WPA2 key: X", "pw for grafana is X", "Пароль от роутера — X".
 			name: "password", hints: []string{"pass", "pw", "pin", "пин", "puk", "code", "wachtwoord", "kennwort", "adgangskode", "losenord", "contrase", "clave", "senha", "hasło", "haslo", "lösenord", "salasana", "parola", "пароль", "key", "schlüssel", "clé", "chave", "wpa", "psk"},
-			re:    regexp.MustCompile(`(?i)(?:^|[^\p{L}\p{N}_])` + passwordLabels + `((?:[^\p{L}\p{N}\n.!?;:=：][^\n.!?;:=：]{0,39}?)?)` + copulas + proseValue),
+			expr:  (`(?i)(?:^|[^\p{L}\p{N}_])` + passwordLabels + `((?:[^\p{L}\p{N}\n.!?;:=：][^\n.!?;:=：]{0,39}?)?)` + copulas + proseValue),
 			group: 4, vet: vetSentence,
 		},
 		{
 			// "SIM PIN 4821", "PUK 12345678": a PIN's digits right after it.
 			name: "PIN", hints: []string{"pin", "puk"},
-			re: regexp.MustCompile(`(?i)\b(?:sim[ -]?)?(?:pin|puk)(?:[ -]?code)?\s+(\d{4,12})\b`), group: 1,
+			expr: (`(?i)\b(?:sim[ -]?)?(?:pin|puk)(?:[ -]?code)?\s+(\d{4,12})\b`), group: 1,
 		},
 		{
 			// "SSH into nas01 as admin with X", "log in as ana using the password X".
 			name: "login password", hints: []string{"ssh", "log", "sign", "connect", "auth", "anmeld"},
-			re: regexp.MustCompile(`(?i)\b(?:ssh|log ?in|logged in|login|sign ?in|signed in|connect|connected|auth(?:enticate)?|anmelden|meld dich an)\b[^\n]{0,40}?\s(?:as|als|en tant que|como)\s+\S+\s+` +
+			expr: (`(?i)\b(?:ssh|log ?in|logged in|login|sign ?in|signed in|connect|connected|auth(?:enticate)?|anmelden|meld dich an)\b[^\n]{0,40}?\s(?:as|als|en tant que|como)\s+\S+\s+` +
 				`(?:with|using|mit|avec|con|com)\s+(?:(?:the\s+|das\s+|le\s+)?(?:password|pw|pass|passwort|mot de passe)\s+)?` + proseValue),
 			group: 1, vet: vetValue(madeValue),
 		},
 		{
 			// "Login with admin / X", "log in as root:X", "creds: admin/X".
 			name: "login password", hints: []string{"log", "sign", "cred", "zugangsdaten", "anmeldedaten", "identifiants", "user/pass", "username/password"},
-			re: regexp.MustCompile(`(?i)\b(?:log ?in|login|logged in|sign ?in|creds|credentials|zugangsdaten|anmeldedaten|identifiants|credenciales|user/pass(?:word)?|username/password)\b[^\n]{0,30}?[\s:]` +
+			expr: (`(?i)\b(?:log ?in|login|logged in|sign ?in|creds|credentials|zugangsdaten|anmeldedaten|identifiants|credenciales|user/pass(?:word)?|username/password)\b[^\n]{0,30}?[\s:]` +
 				`[\p{L}\w.@-]*\p{L}[\p{L}\w.@-]*\s*[/:]\s*([^\s/"'` + "`" + `]*[0-9!#$%&*+=?@^~§€][^\s/"'` + "`" + `]*)`),
 			group: 1, vet: vetValue(madeValue),
 		},
 		{
 			// "Use X as the password for the NAS".
 			name: "password", hints: []string{" as "},
-			re: regexp.MustCompile(`(?i)\b(?:use|used|set|type|enter|nimm|benutze|utilise|usa)\s+` + proseValue +
+			expr: (`(?i)\b(?:use|used|set|type|enter|nimm|benutze|utilise|usa)\s+` + proseValue +
 				`\s+(?:as|als|comme|como)\s+(?:the\s+|a\s+|das\s+|le\s+|la\s+|el\s+)?(?:password|passwort|pw|passphrase|pin|mot de passe|contraseña)\b`),
 			group: 1, vet: vetValue(madeValue),
 		},
 		{
 			// "TOTP seed JBSWY3DPEHPK3PXP", "2FA secret: JBSW Y3DP EHPK 3PXP".
 			name: "OTP secret", hints: []string{"totp", "2fa", "mfa", "otp", "authenticator", "two-factor", "2-factor", "zwei-faktor"},
-			re: regexp.MustCompile(`(?i)\b(?:totp|2fa|mfa|otp|authenticator|two-factor|2-factor|zwei-faktor)\b[^\n]{0,25}?\b(?:seed|secret|key|code|schlüssel|geheimnis|clé|clave)\b` +
+			expr: (`(?i)\b(?:totp|2fa|mfa|otp|authenticator|two-factor|2-factor|zwei-faktor)\b[^\n]{0,25}?\b(?:seed|secret|key|code|schlüssel|geheimnis|clé|clave)\b` +
 				`\s*(?:is|ist|est|es|[:=])?\s*((?:[A-Z2-7]{4}[ -]?){3,}[A-Z2-7]{2,}=*)`),
 			group: 1, vet: vetValue(base32Secret),
 		},
 		{
 			// "GitHub recovery codes: 5757-01d8 9751-00a5", "backup code 7340-c4e8".
 			name: "recovery code", hints: []string{"code", "recovery", "backup"},
-			re: regexp.MustCompile(`(?i)\b(?:recovery|backup|rescue|scratch|emergency|wiederherstellungs|sicherungs|secours|récupération|recuperación)[ -]?(?:codes?|keys?|schlüssel)\b` +
+			expr: (`(?i)\b(?:recovery|backup|rescue|scratch|emergency|wiederherstellungs|sicherungs|secours|récupération|recuperación)[ -]?(?:codes?|keys?|schlüssel)\b` +
 				`\s*(?:(?:are|is|sind|ist|sont|est|son|es)\s+|[:=]\s*)?((?:[A-Za-z0-9]{4,}(?:-[A-Za-z0-9]{4,})*[ ,;]*)+)`),
 			group: 1, vet: vetCodes,
 		},
 		{
 			// "seed phrase: abandon ability able about …": twelve words or more.
 			name: "seed phrase", hints: []string{"phrase", "mnemonic", "words"},
-			re:    regexp.MustCompile(`(?i)\b(?:seed|recovery|mnemonic|backup|wallet)[ -]?(?:phrase|words)\b\s*(?:is|are|[:=])?\s*((?:[a-z]{3,8}[ ,]+){11,}[a-z]{3,8})`),
+			expr:  (`(?i)\b(?:seed|recovery|mnemonic|backup|wallet)[ -]?(?:phrase|words)\b\s*(?:is|are|[:=])?\s*((?:[a-z]{3,8}[ ,]+){11,}[a-z]{3,8})`),
 			group: 1, vet: vetSeedPhrase,
 		},
 	}
