@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -129,11 +128,11 @@ var verbObjects = wordList("the a an it its this that these those them all every
 
 // notMade are values with a digit or a symbol that are names, not secrets:
 // key types and sign-in methods ("log in as git with ed25519 keys").
-var notMade = regexp.MustCompile(`(?i)^(?:ed25519|ed448|rsa\d*|ecdsa\S*|dsa|x509|sha\d+|2fa|mfa|oauth2?|saml2?|fido2|u2f|webauthn|yubikey\d*|pkcs\d+)$`)
+var notMade = lazyRegexp(`(?i)^(?:ed25519|ed448|rsa\d*|ecdsa\S*|dsa|x509|sha\d+|2fa|mfa|oauth2?|saml2?|fido2|u2f|webauthn|yubikey\d*|pkcs\d+)$`)
 
 // plainNumber is a value with digits and separators only: a date, a time,
 // a version, an address, a size ("2026-11-27", "10:30", "1.2.3", "10.0.0.1").
-var plainNumber = regexp.MustCompile(`^v?[\d.:/,_-]+[a-z]{0,2}$`)
+var plainNumber = lazyRegexp(`^v?[\d.:/,_-]+[a-z]{0,2}$`)
 
 // madeValue vets a value told in prose: quoted (and 3 characters or more),
 // or 6 characters or more with a letter and a digit or a symbol, and not a
@@ -142,11 +141,11 @@ var plainNumber = regexp.MustCompile(`^v?[\d.:/,_-]+[a-z]{0,2}$`)
 func madeValue(value string) bool {
 	q := unquote(value)
 	v := strings.TrimRight(q, ".,;:!?)")
-	if !notPlaceholder(v) || pathLike(v) || strings.Contains(v, "://") || plainNumber.MatchString(strings.ToLower(v)) || notMade.MatchString(v) {
+	if !notPlaceholder(v) || pathLike(v) || strings.Contains(v, "://") || plainNumber().MatchString(strings.ToLower(v)) || notMade().MatchString(v) {
 		return false
 	}
 	l := strings.ToLower(v)
-	if settingWords[l] || proseWords[l] || pointerWords[l] || localPointers[l] || passwordStores[l] || hostPort.MatchString(v) || email.MatchString(v) {
+	if settingWords[l] || proseWords[l] || pointerWords[l] || localPointers[l] || passwordStores[l] || hostPort().MatchString(v) || email().MatchString(v) {
 		return false
 	}
 	if q != value {
@@ -158,8 +157,8 @@ func madeValue(value string) bool {
 }
 
 var (
-	hostPort = regexp.MustCompile(`^[\w.-]+:\d{1,5}$`)
-	email    = regexp.MustCompile(`^[\w.+-]+@[\w-]+\.[\w.-]+$`)
+	hostPort = lazyRegexp(`^[\w.-]+:\d{1,5}$`)
+	email    = lazyRegexp(`^[\w.+-]+@[\w-]+\.[\w.-]+$`)
 )
 
 // base32Secret vets a TOTP seed: 16 base32 characters or more once the

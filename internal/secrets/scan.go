@@ -2,7 +2,6 @@ package secrets
 
 import (
 	"math"
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -36,7 +35,7 @@ func randomTokens(s string) []Finding {
 
 // idParts are the pieces of the names and ids memoryd and the agents make:
 // dates and times ("2026-11-27", "T23-40-00", "T23:43:23Z") and UUIDs.
-var idParts = regexp.MustCompile(`\d{4}-\d{2}-\d{2}|T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?Z?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+var idParts = lazyRegexp(`\d{4}-\d{2}-\d{2}|T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?Z?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // madeOfIDs reports a token that is random only for the dates, times and
 // UUIDs in it: a Codex session file, 2026/11/27/rollout-2026-11-27T23-40-00-
@@ -46,7 +45,7 @@ func madeOfIDs(tok string) bool {
 	if !strings.Contains(tok, "-") {
 		return false
 	}
-	cut := idParts.ReplaceAllString(tok, " ")
+	cut := idParts().ReplaceAllString(tok, " ")
 	if cut == tok {
 		return false
 	}

@@ -78,6 +78,12 @@ type secretRule struct {
 	re   *regexp.Regexp
 }
 
+// lazyRegexp is an expression compiled on its first use, not at the start
+// of every memoryd process.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // regexp is the rule's expression, compiled the first time a text holds
 // one of its hints.
 func (r *secretRule) regexp() *regexp.Regexp {
@@ -539,11 +545,11 @@ var cjkPointers = []string{"见", "參見", "参见", "存", "保存", "询问",
 // range of messages memoryd records, has the fields' shape.
 func vetPgpass(s string, m []int, lo, hi int) (int, int, bool) {
 	v := s[lo:hi]
-	ok := notPlaceholder(v) && strings.Trim(v, "0123456789.") != "" && !dateTime.MatchString(s[m[0]:m[1]])
+	ok := notPlaceholder(v) && strings.Trim(v, "0123456789.") != "" && !dateTime().MatchString(s[m[0]:m[1]])
 	return lo, hi, ok
 }
 
-var dateTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}`)
+var dateTime = lazyRegexp(`\d{4}-\d{2}-\d{2}[T ]\d{2}`)
 
 // vetCookie vets a cookie header's value: it is a secret when one of its
 // name=value pairs holds a value that looks made ("session=8f3kd93k…"),
