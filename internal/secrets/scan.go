@@ -25,12 +25,36 @@ func randomTokens(s string) []Finding {
 			}
 			continue
 		}
-		if start >= 0 && i-start >= 32 && randomLike(s[start:i]) && !publicKey(s, start) {
+		if start >= 0 && i-start >= 32 && randomLike(s[start:i]) && !publicKey(s, start) && !madeOfIDs(s[start:i]) {
 			spans = append(spans, Finding{Kind: "random token", Start: start, End: i})
 		}
 		start = -1
 	}
 	return spans
+}
+
+// idParts are the pieces of the names and ids memoryd and the agents make:
+// dates and times ("2026-11-27", "T23-40-00", "T23:43:23Z") and UUIDs.
+var idParts = lazyRegexp(`\d{4}-\d{2}-\d{2}|T\d{2}[-:]\d{2}[-:]\d{2}(?:\.\d+)?Z?|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// madeOfIDs reports a token that is random only for the dates, times and
+// UUIDs in it: a Codex session file, 2026/11/27/rollout-2026-11-27T23-40-00-
+// <uuid>. With them cut out, no piece of 32 characters or more that looks
+// made is left.
+func madeOfIDs(tok string) bool {
+	if !strings.Contains(tok, "-") {
+		return false
+	}
+	cut := idParts().ReplaceAllString(tok, " ")
+	if cut == tok {
+		return false
+	}
+	for _, piece := range strings.Fields(cut) {
+		if len(piece) >= 32 && randomLike(piece) {
+			return false
+		}
+	}
+	return true
 }
 
 func isTokenByte(c byte) bool {
@@ -204,7 +228,7 @@ func hexKeys(s string) []Finding {
 			if strings.HasPrefix(s[lo:i], "0x") || strings.HasPrefix(s[lo:i], "0X") {
 				lo += 2
 			}
-			if i-lo >= 32 && isHex(s[lo:i]) && namedSecret(s, start, i) {
+			if i-lo >= 32 && isHex(s[lo:i]) && !cited(s, start, i) && namedSecret(s, start, i) {
 				spans = append(spans, Finding{Kind: "hex key", Start: lo, End: i})
 			}
 		}
@@ -226,6 +250,18 @@ func isHex(s string) bool {
 		}
 	}
 	return letter && digit
+}
+
+// cited reports a blob hash in a cite, as metadata.cites holds them and
+// people quote them: "src/app.go@<blob>", 40 or 64 hex digits (SHA-1 or
+// SHA-256) after a path (with a "/" or a ".") and an "@".
+func cited(s string, lo, hi int) bool {
+	if lo == 0 || s[lo-1] != '@' || hi-lo != 40 && hi-lo != 64 {
+		return false
+	}
+	before := s[:lo-1]
+	path := before[strings.LastIndexAny(before, " \t\n\"'`(")+1:]
+	return strings.ContainsAny(path, "/.")
 }
 
 // namedSecret reports whether the words around s[lo:hi] name it a secret.
