@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -35,8 +34,8 @@ type folder struct {
 
 // openFolder loads the configuration and resolves the memory folder, which
 // must exist, and its repository.
-func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
-	f, err := readFolder(e, fs)
+func openFolder(e env, g globalFlags) (*folder, error) {
+	f, err := readFolder(e, g)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +49,8 @@ func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
 // readFolder is openFolder without the repository, for the commands that
 // only read the files (search, list, show): opening the repository costs
 // two git processes.
-func readFolder(e env, fs *flag.FlagSet) (*folder, error) {
-	cfg, path, err := loadConfig(e, fs)
+func readFolder(e env, g globalFlags) (*folder, error) {
+	cfg, path, err := loadConfig(e, g)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
@@ -25,17 +26,23 @@ import (
 	"github.com/memoryd/memoryd/internal/usage"
 )
 
-func init() {
-	register(&command{
-		name:    "recall",
-		args:    "[--project-only] [--format=auto|json|text]",
-		summary: "Agent hook: read the prompt's JSON on stdin, print the few relevant facts the session has not seen (nothing on any error).",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("project-only", false, "the session loaded MEMORY.md itself and `memoryd context --project-only` (Codex, OpenCode); default: `memoryd context` (Claude Code)")
-			enumFlag(fs, "format", "auto", []string{"auto", "json", "text"}, "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
-		},
-		run: runRecall,
-	})
+type recallOptions struct {
+	*app
+	projectOnly bool
+	format      string
+}
+
+func newCmdRecall(a *app) *cobra.Command {
+	o := &recallOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "recall [--project-only] [--format=auto|json|text]",
+		Short: "Agent hook: read the prompt's JSON on stdin, print the few relevant facts the session has not seen (nothing on any error).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runRecall(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.projectOnly, "project-only", false, "the session loaded MEMORY.md itself and `memoryd context --project-only` (Codex, OpenCode); default: `memoryd context` (Claude Code)")
+	enumFlag(cmd, &o.format, "format", "auto", []string{"auto", "json", "text"}, "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
+	return cmd
 }
 
 // Files of recall: the sessions' record in the memory folder's state
@@ -55,11 +62,12 @@ const recallCandidates = 12
 // error, a broken configuration, an unreadable folder or the time-out
 // ends it with exit 0 and nothing printed, the reason in recall.log — a
 // memory that cannot answer must never stop an agent's prompt.
-func runRecall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+func runRecall(ctx context.Context, o *recallOptions) error {
+	e := o.env
 	start := time.Now()
 	log := recallLogger(e)
 	timeout := config.Default().Recall.Timeout.D()
-	cfg, _, cfgErr := loadConfig(e, fs)
+	cfg, _, cfgErr := loadConfig(e, o.global)
 	if cfgErr == nil {
 		timeout = cfg.Recall.Timeout.D()
 	}
@@ -79,7 +87,7 @@ func runRecall(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 			done <- answer{err: cfgErr}
 			return
 		}
-		out, note, err := recallAnswer(ctx, e, fs, cfg)
+		out, note, err := recallAnswer(ctx, o, cfg)
 		done <- answer{out, note, err}
 	}()
 	var a answer
@@ -115,7 +123,8 @@ func recallLogger(e env) *slog.Logger {
 // recallAnswer does the work: the prompt, the facts it matches, those the
 // session already has dropped, the answer in the hook's format. note says
 // what happened, for the log.
-func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Config) (out, note string, err error) {
+func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
+	e := o.env
 	data, err := io.ReadAll(io.LimitReader(e.stdin, recallInputMax))
 	if err != nil {
 		return "", "", fmt.Errorf("read the hook's input: %w", err)
@@ -131,7 +140,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	if len(words) == 0 {
 		return "", "nothing to look for in the prompt", nil
 	}
-	f, err := readFolder(e, fs)
+	f, err := readFolder(e, o.global)
 	if err != nil {
 		return "", "", err
 	}
@@ -146,7 +155,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}
-	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, flagBool(fs, "project-only"))
+	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, o.projectOnly)
 	if err != nil {
 		return "", "", fmt.Errorf("read the session's index: %w", err)
 	}
@@ -189,7 +198,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	}
 	f.countUse(usage.Recall, files...)
 	note = "added " + strings.Join(files, ", ")
-	out, err = recallOutput(flagString(fs, "format"), in.Event, text)
+	out, err = recallOutput(o.format, in.Event, text)
 	return out, note, err
 }
 

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"github.com/memoryd/memoryd/internal/shell"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/cost"
@@ -18,14 +19,16 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "status",
-		args:    "[--json]",
-		summary: "Show the daemon's state: last rebuild and commit, churn, compaction, sessions, problems (exit 3: not running).",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the report as JSON, with absolute times") },
-		run:     runStatus,
-	})
+func newCmdStatus(a *app) *cobra.Command {
+	o := &jsonOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "status [--json]",
+		Short: "Show the daemon's state: last rebuild and commit, churn, compaction, sessions, problems (exit 3: not running).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON, with absolute times")
+	return cmd
 }
 
 // statusReport is what `memoryd status --json` prints. Its times are
@@ -79,8 +82,9 @@ type compactReport struct {
 	NextCheckAt time.Time `json:"nextCheckAt,omitzero"` // while a daemon runs
 }
 
-func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+func runStatus(ctx context.Context, o *jsonOptions) error {
+	e := o.env
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -112,7 +116,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	} else {
 		r.Problems = append(r.Problems, r.notRunning(f, svc))
 	}
-	if flagString(fs, "json") == "true" {
+	if o.json {
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
 		}
@@ -387,7 +391,7 @@ type serviceInfo struct {
 }
 
 func lookupService(ctx context.Context, e env) serviceInfo {
-	o, err := installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
+	o, err := installOptions(e, globalFlags{}, "")
 	if err != nil {
 		return serviceInfo{err: err}
 	}
