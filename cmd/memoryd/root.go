@@ -10,12 +10,25 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// manDescription is the manual page's description of memoryd.
+const manDescription = `memoryd watches a folder of markdown memory files, one fact per file, in the user's notes git repository; ` +
+	`rebuilds the indexes; commits after a debounce; compacts the store and extracts facts from the agents' sessions with a model; ` +
+	`and gives the memory back to OpenCode, Claude Code and Codex (context, search, recall, MCP). ` +
+	`The files are the truth: every change is a git commit that undo can take back.
+
+Files: $XDG_CONFIG_HOME/memoryd/config.yaml (or $MEMORYD_CONFIG), the configuration; ` +
+	`$XDG_STATE_HOME/memoryd, the state folder (status, logs, the search database, usage counts).
+
+Exit status: 0 on success, 1 on a failure (or a finding, for doctor and check), 2 on a bad command line, ` +
+	`3 for status when no daemon runs.`
+
 // newRootCmd is the whole command line: memoryd and its commands, on a.
 func newRootCmd(a *app) *cobra.Command {
 	var showVersion bool
 	root := &cobra.Command{
 		Use:           "memoryd",
 		Short:         "memoryd keeps an AI coding agent's long-term memory folder healthy.",
+		Long:          manDescription,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Args is reached only for a word that names no command.
