@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -73,8 +72,23 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	wd, _ := os.Getwd()
-	chk := cite.NewChecker(wd)
+	out := o.check(snap)
+	if o.json {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printCheck(e, out)
+	}
+	if len(out.Stale) > 0 {
+		return exitError{code: exitFail}
+	}
+	return nil
+}
+
+// check compares the cites of the facts in scope with the files now.
+func (o *checkOptions) check(snap index.Snapshot) checkJSON {
+	chk := cite.NewChecker(workDir())
 	slug, all, typ := o.scope(), o.all, o.typ
 	out := checkJSON{Stale: []staleJSON{}, Unchecked: []string{}}
 	for _, m := range snap.Memories {
@@ -92,17 +106,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		out.Checked++
 	}
-	if o.json {
-		if err := writeJSON(e.stdout, out); err != nil {
-			return err
-		}
-	} else {
-		printCheck(e, out)
-	}
-	if len(out.Stale) > 0 {
-		return exitError{code: exitFail}
-	}
-	return nil
+	return out
 }
 
 func printCheck(e env, out checkJSON) {

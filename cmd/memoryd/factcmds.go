@@ -119,6 +119,28 @@ func runAdd(ctx context.Context, o *addOptions) error {
 	if err != nil {
 		return err
 	}
+	fact := o.factOf(body)
+	var d facts.Done
+	switch old := o.supersedes; {
+	case old != "" && o.replace:
+		return usageError{"give --replace or --supersedes, not both: --replace overwrites a fact of the same name, --supersedes keeps the old one beside the new"}
+	case old != "":
+		d, err = w.Supersede(ctx, fact, old)
+	default:
+		d, err = w.Save(ctx, fact, o.replace)
+	}
+	if err != nil {
+		return factError(err)
+	}
+	printDone(e.stdout, f, d)
+	if d.Superseded != "" {
+		fmt.Fprintf(e.stdout, "%s is superseded: kept in the folder, out of the indexes and search (memoryd undo brings it back)\n", d.Superseded)
+	}
+	return nil
+}
+
+// factOf is the fact the flags describe, with body.
+func (o *addOptions) factOf(body string) facts.Fact {
 	fact := o.fact
 	fact.Body = body
 	here := scopeOptions{}.scope
@@ -139,23 +161,7 @@ func runAdd(ctx context.Context, o *addOptions) error {
 			fact.Project = here()
 		}
 	}
-	var d facts.Done
-	switch old := o.supersedes; {
-	case old != "" && o.replace:
-		return usageError{"give --replace or --supersedes, not both: --replace overwrites a fact of the same name, --supersedes keeps the old one beside the new"}
-	case old != "":
-		d, err = w.Supersede(ctx, fact, old)
-	default:
-		d, err = w.Save(ctx, fact, o.replace)
-	}
-	if err != nil {
-		return factError(err)
-	}
-	printDone(e.stdout, f, d)
-	if d.Superseded != "" {
-		fmt.Fprintf(e.stdout, "%s is superseded: kept in the folder, out of the indexes and search (memoryd undo brings it back)\n", d.Superseded)
-	}
-	return nil
+	return fact
 }
 
 // bodyArg is the body given as the one argument (newCmdAdd checks there

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,11 +126,7 @@ func recallLogger(e env) *slog.Logger {
 // what happened, for the log.
 func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
 	e := o.env
-	data, err := io.ReadAll(io.LimitReader(e.stdin, recallInputMax))
-	if err != nil {
-		return "", "", fmt.Errorf("read the hook's input: %w", err)
-	}
-	in, err := recall.ParseInput(data)
+	in, err := readRecallInput(e.stdin)
 	if err != nil {
 		return "", "", err
 	}
@@ -144,28 +141,63 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	if err != nil {
 		return "", "", err
 	}
-	cwd := in.Cwd
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return "", "", err
-		}
-	}
+	cwd := cmp.Or(in.Cwd, workDir())
 	slug := project.Slug(cwd)
 	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates, Embedder: embedder(f)})
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}
-	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, o.projectOnly)
+	skip, err := sessionHas(f, cfg, slug, in.SessionID, o.projectOnly)
 	if err != nil {
-		return "", "", fmt.Errorf("read the session's index: %w", err)
+		return "", "", err
+	}
+	cands := recallFacts(f, hits, skip, cwd)
+	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
+	if text == "" {
+		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil
+	}
+	files, err := recordRecalled(ctx, f, in.SessionID, shown)
+	if err != nil {
+		return "", "", err
+	}
+	out, err = recallOutput(o.format, in.Event, text)
+	return out, "added " + strings.Join(files, ", "), err
+}
+
+// recordRecalled notes the facts shown as given to the session, and used.
+func recordRecalled(ctx context.Context, f *folder, session string, shown []recall.Fact) ([]string, error) {
+	var files []string
+	for _, s := range shown {
+		files = append(files, s.File)
+	}
+	if session != "" {
+		if err := recordGiven(ctx, f.stateDir, session, files); err != nil {
+			return nil, fmt.Errorf("record what the session was given: %w", err)
+		}
+	}
+	f.countUse(usage.Recall, files...)
+	return files, nil
+}
+
+// sessionHas says whether the session has a fact already: in the indexes
+// it loaded, or given by an earlier prompt.
+func sessionHas(f *folder, cfg config.Config, slug, session string, projectOnly bool) (func(file string) bool, error) {
+	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, projectOnly)
+	if err != nil {
+		return nil, fmt.Errorf("read the session's index: %w", err)
 	}
 	var given recall.Sessions
-	if in.SessionID != "" {
+	if session != "" {
 		// An unreadable record is as good as none: recordGiven starts
 		// a new one.
 		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
 	}
-	skip := func(file string) bool { return loaded[file] || given.Given(in.SessionID, file) }
+	return func(file string) bool { return loaded[file] || given.Given(session, file) }, nil
+}
+
+// recallFacts reads the hits that skip does not leave out, as recall's
+// candidates, each marked when its cited files changed.
+func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd string) []recall.Fact {
 	var cands []recall.Fact
 	chk := cite.NewChecker(cwd)
 	for _, h := range hits {
@@ -183,23 +215,16 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 		cands = append(cands, recall.Fact{File: h.File, Title: index.TitleOf(m.Title, m.Name, m.File), Description: m.Description, Body: m.Body,
 			Stale: cite.Marker(chk.Check(m).Changes)})
 	}
-	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
-	if text == "" {
-		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil
+	return cands
+}
+
+// readRecallInput reads and parses the hook's input.
+func readRecallInput(r io.Reader) (recall.Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	if err != nil {
+		return recall.Input{}, fmt.Errorf("read the hook's input: %w", err)
 	}
-	var files []string
-	for _, s := range shown {
-		files = append(files, s.File)
-	}
-	if in.SessionID != "" {
-		if err := recordGiven(ctx, f.stateDir, in.SessionID, files); err != nil {
-			return "", "", fmt.Errorf("record what the session was given: %w", err)
-		}
-	}
-	f.countUse(usage.Recall, files...)
-	note = "added " + strings.Join(files, ", ")
-	out, err = recallOutput(o.format, in.Event, text)
-	return out, note, err
+	return recall.ParseInput(data)
 }
 
 // recallOutput is text in the format the caller reads: Claude Code and

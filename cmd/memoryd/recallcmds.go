@@ -128,21 +128,26 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
 	}
 	for _, h := range out {
-		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
-		if h.SupersededBy != "" {
-			fmt.Fprintf(e.stdout, "    superseded by %s\n", h.SupersededBy)
-		}
-		if h.Stale {
-			fmt.Fprintf(e.stdout, "    (%s)\n", h.Marker)
-		}
-		if h.Snippet != "" {
-			fmt.Fprintf(e.stdout, "    %s\n", h.Snippet)
-		}
-		if h.Explain != nil {
-			printExplain(e.stdout, h.Hit)
-		}
+		printHit(e.stdout, h)
 	}
 	return nil
+}
+
+// printHit is one search result as text.
+func printHit(w io.Writer, h hitJSON) {
+	printFact(w, h.File, h.Title, h.Name, h.Description, h.Project)
+	if h.SupersededBy != "" {
+		fmt.Fprintf(w, "    superseded by %s\n", h.SupersededBy)
+	}
+	if h.Stale {
+		fmt.Fprintf(w, "    (%s)\n", h.Marker)
+	}
+	if h.Snippet != "" {
+		fmt.Fprintf(w, "    %s\n", h.Snippet)
+	}
+	if h.Explain != nil {
+		printExplain(w, h.Hit)
+	}
 }
 
 // hitFiles are the files of hits, in order.
