@@ -72,31 +72,13 @@ func runRecall(ctx context.Context, o *recallOptions) error {
 	if cfgErr == nil {
 		timeout = cfg.Recall.Timeout.D()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type answer struct {
-		out  string
-		note string
-		err  error
-	}
-	done := make(chan answer, 1)
-	// The work runs beside the clock so that a call that ignores ctx (a
-	// lock, a slow disk) cannot hold the prompt past the time-out; the
-	// process ends right after, taking it along.
-	go func() {
+	a := recallWithin(ctx, timeout, func(ctx context.Context) recallResult {
 		if cfgErr != nil {
-			done <- answer{err: cfgErr}
-			return
+			return recallResult{err: cfgErr}
 		}
 		out, note, err := recallAnswer(ctx, o, cfg)
-		done <- answer{out, note, err}
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		a.err = fmt.Errorf("timed out after %s (recall.timeout)", timeout)
-	}
+		return recallResult{out, note, err}
+	})
 	took := time.Since(start).Round(time.Millisecond)
 	if a.err != nil {
 		log.Warn("recall: nothing added", "reason", a.err.Error(), "took", took)
@@ -107,6 +89,30 @@ func runRecall(ctx context.Context, o *recallOptions) error {
 		io.WriteString(e.stdout, a.out)
 	}
 	return nil
+}
+
+// recallResult is what recall prints, what it logs, or why it printed nothing.
+type recallResult struct {
+	out  string
+	note string
+	err  error
+}
+
+// recallWithin runs answer with a deadline of timeout. The work runs
+// beside the clock so that a call that ignores ctx (a lock, a slow disk)
+// cannot hold the prompt past the time-out; the process ends right after,
+// taking it along.
+func recallWithin(ctx context.Context, timeout time.Duration, answer func(context.Context) recallResult) recallResult {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan recallResult, 1)
+	go func() { done <- answer(ctx) }()
+	select {
+	case a := <-done:
+		return a
+	case <-ctx.Done():
+		return recallResult{err: fmt.Errorf("timed out after %s (recall.timeout)", timeout)}
+	}
 }
 
 // recallLogger appends to $XDG_STATE_HOME/memoryd/recall.log, or discards

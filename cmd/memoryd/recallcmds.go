@@ -194,6 +194,14 @@ func rankText(r int) string {
 
 func runList(ctx context.Context, o *listOptions) error {
 	e := o.env
+	var unused time.Duration
+	if a := o.unused; a != "" {
+		d, err := config.ParseDuration(a)
+		if err != nil || d <= 0 {
+			return usageError{fmt.Sprintf("--unused %q: give an age such as 60d or 36h", a)}
+		}
+		unused = d
+	}
 	f, err := readFolder(e, o.global)
 	if err != nil {
 		return err
@@ -202,25 +210,8 @@ func runList(ctx context.Context, o *listOptions) error {
 	if err != nil {
 		return err
 	}
-	var unused time.Duration
-	if a := o.unused; a != "" {
-		if unused, err = config.ParseDuration(a); err != nil || unused <= 0 {
-			return usageError{fmt.Sprintf("--unused %q: give an age such as 60d or 36h", a)}
-		}
-	}
-	slug, all, typ := o.scope(), o.all, o.typ
 	uses := f.uses()
-	now := time.Now()
-	var list []*index.Memory
-	for _, m := range snap.Memories {
-		if m.Superseded() {
-			continue // replaced: show and why read it, list does not
-		}
-		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
-			(unused == 0 || !touched(f.dir, m, uses).After(now.Add(-unused))) {
-			list = append(list, m)
-		}
-	}
+	list := o.pick(f.dir, snap, uses, unused)
 	chk := cite.NewChecker(workDir())
 	if o.json {
 		return writeJSON(e.stdout, usedListJSON(list, uses, chk))
@@ -235,6 +226,24 @@ func runList(ctx context.Context, o *listOptions) error {
 		fmt.Fprintf(e.stdout, "every fact was used in the last %s\n", o.unused)
 	}
 	return nil
+}
+
+// pick is the facts list shows: in scope, of the type asked, not
+// superseded, and not used for unused (when it is not 0).
+func (o *listOptions) pick(dir string, snap index.Snapshot, uses map[string]usage.Use, unused time.Duration) []*index.Memory {
+	slug, all, typ := o.scope(), o.all, o.typ
+	now := time.Now()
+	var list []*index.Memory
+	for _, m := range snap.Memories {
+		if m.Superseded() {
+			continue // replaced: show and why read it, list does not
+		}
+		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
+			(unused == 0 || !touched(dir, m, uses).After(now.Add(-unused))) {
+			list = append(list, m)
+		}
+	}
+	return list
 }
 
 // workDir is the current directory, "" when it is gone.
