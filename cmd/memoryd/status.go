@@ -88,7 +88,22 @@ func runStatus(ctx context.Context, o *jsonOptions) error {
 	if err != nil {
 		return err
 	}
-	svc := lookupService(ctx, e)
+	r := buildStatus(ctx, f, lookupService(ctx, e))
+	if o.json {
+		if err := writeJSON(e.stdout, r); err != nil {
+			return err
+		}
+	} else {
+		printStatus(e.stdout, r, time.Now())
+	}
+	if !r.Running {
+		return exitError{code: exitNotRunning}
+	}
+	return nil
+}
+
+// buildStatus is the report on f, with svc the service's state.
+func buildStatus(ctx context.Context, f *folder, svc serviceInfo) statusReport {
 	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe(), cfgPath: f.cfgPath}
 	r.Running = state.InstanceHeld(f.stateDir, f.dir)
 	var st daemon.Status
@@ -116,17 +131,7 @@ func runStatus(ctx context.Context, o *jsonOptions) error {
 	} else {
 		r.Problems = append(r.Problems, r.notRunning(f, svc))
 	}
-	if o.json {
-		if err := writeJSON(e.stdout, r); err != nil {
-			return err
-		}
-	} else {
-		printStatus(e.stdout, r, time.Now())
-	}
-	if !r.Running {
-		return exitError{code: exitNotRunning}
-	}
-	return nil
+	return r
 }
 
 // readHistory sets the last commit from git: the newest commit touching the
