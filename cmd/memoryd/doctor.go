@@ -107,28 +107,13 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 			o.Cached = &mc
 		}
 	}
-	if o.Provider == "opencode" && f.cfg.Origin("extract.model").Source == config.FromDefault {
-		// OpenCode's own model: kept with the model check, else asked
-		// for with a short time-out (it may take tens of seconds).
-		if o.Cached != nil {
-			setOpenCodeModel(f, o.Cached.OpenCodeModel)
-		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), doctor.ModelCheckTimeout)
-			openCodeModel(ctx, f)
-			cancel()
-			if f.cfg.Origin("extract.model").Source == config.FromDefault && f.cfg.Extract.Model != config.Default().Extract.Model {
-				o.OpenCodeModel = f.cfg.Extract.Model
-			}
-		}
-	}
+	doctorOpenCodeModel(f, &o)
 	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
 	o.Sync = doctorSync(f)
 	if opts.llm && o.Provider != "none" {
 		if c, _, err := newLLM(f); err == nil {
 			o.Live = c
-			if cl, ok := c.(io.Closer); ok {
-				closers = append(closers, cl)
-			}
+			closers = appendCloser(closers, c)
 		}
 	}
 	if f.cfg.Extract.Enabled {
@@ -136,6 +121,32 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 		closers = append(closers, o.Sources)
 	}
 	return o, func() { closeAll(closers) }
+}
+
+// doctorOpenCodeModel resolves OpenCode's own model for doctor: kept with
+// the model check, else asked for with a short time-out (it may take tens
+// of seconds).
+func doctorOpenCodeModel(f *folder, o *doctor.Options) {
+	switch {
+	case o.Provider != "opencode" || f.cfg.Origin("extract.model").Source != config.FromDefault:
+	case o.Cached != nil:
+		setOpenCodeModel(f, o.Cached.OpenCodeModel)
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), doctor.ModelCheckTimeout)
+		openCodeModel(ctx, f)
+		cancel()
+		if f.cfg.Origin("extract.model").Source == config.FromDefault && f.cfg.Extract.Model != config.Default().Extract.Model {
+			o.OpenCodeModel = f.cfg.Extract.Model
+		}
+	}
+}
+
+// appendCloser appends x to cs when it is an io.Closer.
+func appendCloser(cs []io.Closer, x any) []io.Closer {
+	if c, ok := x.(io.Closer); ok {
+		return append(cs, c)
+	}
+	return cs
 }
 
 func printFindings(w io.Writer, findings []doctor.Finding) {

@@ -290,15 +290,7 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 		commit = fmt.Sprintf("%s %s: %s", c.Hash[:min(12, len(c.Hash))], relTime(c.At, now), c.Subject)
 	}
 	fmt.Fprintf(w, "last commit    %s\n", commit)
-	if c := r.Compaction; c.Enabled {
-		fmt.Fprintf(w, "compaction     churn %d of %d, last pass %s", c.Churn, c.ChurnLimit, relTime(c.LastPassAt, now))
-		if !c.NextCheckAt.IsZero() {
-			fmt.Fprintf(w, ", next check %s", relTime(c.NextCheckAt, now))
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
-	}
+	printCompaction(w, r.Compaction, now)
 	if r.Running && s != nil {
 		printSessions(w, s.Extraction, now)
 	}
@@ -313,6 +305,18 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 	printTokens(w, r.Tokens, now)
 	printUnused(w, r.Unused)
 	printProblems(w, r.Problems)
+}
+
+func printCompaction(w io.Writer, c compactReport, now time.Time) {
+	if !c.Enabled {
+		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
+		return
+	}
+	fmt.Fprintf(w, "compaction     churn %d of %d, last pass %s", c.Churn, c.ChurnLimit, relTime(c.LastPassAt, now))
+	if !c.NextCheckAt.IsZero() {
+		fmt.Fprintf(w, ", next check %s", relTime(c.NextCheckAt, now))
+	}
+	fmt.Fprintln(w)
 }
 
 func printSessions(w io.Writer, x daemon.ExtractStatus, now time.Time) {
