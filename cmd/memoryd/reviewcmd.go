@@ -131,15 +131,8 @@ func inboxOf(f *folder) ([]*index.Memory, error) {
 // reject, edit (then accept), skip, or quit.
 func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer, inbox []*index.Memory) error {
 	for i, m := range inbox {
-		data, err := index.ReadPlain(f.dir, m.File)
-		if err != nil {
+		if err := showProposal(e.stdout, f, m, fmt.Sprintf("(%d of %d)", i+1, len(inbox))); err != nil {
 			return err
-		}
-		fmt.Fprintf(e.stdout, "\n(%d of %d) %s", i+1, len(inbox), m.File)
-		if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
-			fmt.Fprintf(e.stdout, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
-		} else {
-			fmt.Fprintf(e.stdout, " — a new fact:\n%s", data)
 		}
 		fmt.Fprint(e.stdout, "\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ")
 		key, err := readKey(e.stdin)
@@ -170,6 +163,22 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 		if err != nil {
 			fmt.Fprintf(e.stderr, "memoryd review: %v\n", err)
 		}
+	}
+	return nil
+}
+
+// showProposal prints the proposal m, after its place in the inbox: the
+// change it makes to the fact of its name, or the new fact.
+func showProposal(w io.Writer, f *folder, m *index.Memory, place string) error {
+	data, err := index.ReadPlain(f.dir, m.File)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s %s", place, m.File)
+	if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
+		fmt.Fprintf(w, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
+	} else {
+		fmt.Fprintf(w, " — a new fact:\n%s", data)
 	}
 	return nil
 }
