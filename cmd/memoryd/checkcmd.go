@@ -24,7 +24,7 @@ func newCmdCheck(a *app) *cobra.Command {
 		Args:  argsAtMost(0),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), o) },
 	}
-	scopeFlags(cmd, &o.scopeOptions)
+	scopeFlags(cmd, a, &o.scopeOptions)
 	cmd.Flags().StringVar(&o.confirm, "confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit")
 	cmd.RegisterFlagCompletionFunc("confirm", func(_ *cobra.Command, _ []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return factNames(a, s), cobra.ShellCompDirectiveNoFileComp

@@ -167,13 +167,21 @@ echo "${COMPREPLY[*]}"`, "bash", path, line)
 }
 
 // TestCLICompletionFactsQuiet asks cobra's hidden __complete for fact
-// names: the names that start with the prefix; none, exit 0, on any error.
+// names and projects: those that start with the prefix; none, exit 0, on
+// any error.
 func TestCLICompletionFactsQuiet(t *testing.T) {
 	w := newWorld(t)
 	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
 	stdout, stderr, code := w.runCmd2(nil, "__complete", "show", "user")
 	if code != 0 || stdout != "user-prefers-tabs\n:4\n" {
 		t.Errorf("__complete show user: exit %d\n%s%s", code, stdout, stderr)
+	}
+	w.write("project-deploy.md", "---\nname: deploy\ndescription: Deploys with make ship\nmetadata:\n  type: project\n  project: shop-app\n---\nRun make ship.\n")
+	for _, cmd := range []string{"list", "search", "check", "add"} {
+		stdout, stderr, code = w.runCmd2(nil, "__complete", cmd, "--project", "sh")
+		if code != 0 || stdout != "shop-app\n:4\n" {
+			t.Errorf("__complete %s --project sh: exit %d\n%s%s", cmd, code, stdout, stderr)
+		}
 	}
 	for _, tc := range [][]string{
 		{"__complete", "show", "--memory-dir", filepath.Join(w.home, "nowhere"), "u"},

@@ -62,7 +62,24 @@ func completeFacts(a *app) cobra.CompletionFunc {
 	}
 }
 
-func factNames(a *app, prefix string) []string {
+// completeProjects completes --project with the projects the memory
+// folder's facts hold in.
+func completeProjects(a *app) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []string
+		for _, m := range scanForCompletion(a) {
+			if m.Project != "" && strings.HasPrefix(m.Project, toComplete) {
+				out = append(out, m.Project)
+			}
+		}
+		sort.Strings(out)
+		return slices.Compact(out), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// scanForCompletion is the facts of the memory folder the command line
+// names (or the configured one), none on any error.
+func scanForCompletion(a *app) []*index.Memory {
 	cfg, _, err := readConfig(a.env, a.global)
 	if err != nil || cfg.MemoryDir == "" {
 		return nil
@@ -71,9 +88,13 @@ func factNames(a *app, prefix string) []string {
 	if err != nil {
 		return nil
 	}
+	return snap.Memories
+}
+
+func factNames(a *app, prefix string) []string {
 	seen := map[string]int{}
 	var out []string
-	for _, m := range snap.Memories {
+	for _, m := range scanForCompletion(a) {
 		if index.InInbox(m.File) {
 			continue
 		}

@@ -48,6 +48,7 @@ func newCmdAdd(a *app) *cobra.Command {
 	fl.StringVar(&o.fact.Description, "description", "", "the one line the index shows")
 	fl.BoolVar(&o.replace, "replace", false, "replace an existing fact of the same type and name")
 	fl.StringVar(&o.fact.Project, "project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
+	cmd.RegisterFlagCompletionFunc("project", completeProjects(a))
 	fl.BoolVar(&o.noProject, "global", false, "a fact for every project, even of type project")
 	fl.StringVar(&o.cites, "cites", "", "the files the fact rests on, comma-separated `PATH[#SYMBOL],...` (from the current directory, inside the fact's project); memoryd records their versions and marks the fact when they change")
 	fl.StringVar(&o.supersedes, "supersedes", "", "the `OLD` fact (NAME or FILE) this one replaces: OLD stays in the folder, marked superseded, out of every index and search")

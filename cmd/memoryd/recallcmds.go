@@ -40,7 +40,7 @@ func newCmdSearch(a *app) *cobra.Command {
 			return runSearch(cmd.Context(), o)
 		},
 	}
-	scopeFlags(cmd, &o.scopeOptions)
+	scopeFlags(cmd, a, &o.scopeOptions)
 	cmd.Flags().IntVarP(&o.n, "limit", "n", search.DefaultLimit, "at most `N` results")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "show why each fact ranked where it did: the words matched, how, where, and their scores")
 	cmd.Flags().BoolVar(&o.allVersions, "all-versions", false, "superseded facts too (metadata.superseded_by), each marked with the fact that replaced it")
@@ -61,7 +61,7 @@ func newCmdList(a *app) *cobra.Command {
 		Args:  argsAtMost(0),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), o) },
 	}
-	scopeFlags(cmd, &o.scopeOptions)
+	scopeFlags(cmd, a, &o.scopeOptions)
 	cmd.Flags().StringVar(&o.unused, "unused", "", "only the facts no agent used for `AGE` (such as 60d or 36h); a fact never used counts from its metadata.updated date")
 	return cmd
 }
@@ -74,8 +74,9 @@ type scopeOptions struct {
 	json    bool
 }
 
-func scopeFlags(cmd *cobra.Command, o *scopeOptions) {
+func scopeFlags(cmd *cobra.Command, a *app, o *scopeOptions) {
 	cmd.Flags().StringVar(&o.project, "project", "", "the project `SLUG` (default: the current directory's project)")
+	cmd.RegisterFlagCompletionFunc("project", completeProjects(a))
 	cmd.Flags().BoolVar(&o.all, "all", false, "every project's facts too")
 	enumFlag(cmd, &o.typ, "type", "", index.Types, "only facts of this `TYPE`: user, feedback, project or reference")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
