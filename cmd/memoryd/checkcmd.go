@@ -2,25 +2,34 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
-func init() {
-	register(&command{
-		name:    "check",
-		args:    "[--project=SLUG] [--all] [--type=T] [--json] [--confirm=NAME]",
-		summary: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now, or lets out a fact held from agents.",
-		flags: func(fs *flag.FlagSet) {
-			scopeFlags(fs)
-			fs.String("confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit; or a fact held from agents as a planted instruction that is yours: let it out")
-		},
-		run: runCheck,
+type checkOptions struct {
+	*app
+	scopeOptions
+	confirm string
+}
+
+func newCmdCheck(a *app) *cobra.Command {
+	o := &checkOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "check [--project=SLUG] [--all] [--type=T] [--json] [--confirm=NAME]",
+		Short: "List the facts whose cited files changed or are gone (exit 1 when any); --confirm NAME records the files' versions now, or lets out a fact held from agents.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), o) },
+	}
+	scopeFlags(cmd, a, &o.scopeOptions)
+	cmd.Flags().StringVar(&o.confirm, "confirm", "", "the fact (`NAME` or file) whose cited files still bear it out: record their versions now and commit; or a fact held from agents as a planted instruction that is yours: let it out")
+	cmd.RegisterFlagCompletionFunc("confirm", func(_ *cobra.Command, _ []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return factNames(a, s), cobra.ShellCompDirectiveNoFileComp
 	})
+	return cmd
 }
 
 // checkJSON is what `memoryd check --json` prints (docs/JSON.md).
@@ -41,9 +50,10 @@ type staleJSON struct {
 // runCheck compares the cites of the facts in scope with the files now.
 // Its exit status is 1 when a fact may be stale, so a script or a CI job
 // can act; nothing is changed unless --confirm names a fact.
-func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if name := flagString(fs, "confirm"); name != "" {
-		f, w, err := factWriter(e, fs)
+func runCheck(ctx context.Context, o *checkOptions) error {
+	e := o.env
+	if name := o.confirm; name != "" {
+		f, w, err := factWriter(e, o.global)
 		if err != nil {
 			return err
 		}
@@ -57,7 +67,7 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 		printDone(e.stdout, f, d)
 		return nil
 	}
-	f, err := readFolder(e, fs)
+	f, err := readFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -65,9 +75,24 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 	if err != nil {
 		return err
 	}
-	wd, _ := os.Getwd()
-	chk := cite.NewChecker(wd)
-	slug, all, typ := scope(fs), flagBool(fs, "all"), flagString(fs, "type")
+	out := o.check(snap)
+	if o.json {
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printCheck(e, out)
+	}
+	if len(out.Stale) > 0 {
+		return exitError{code: exitFail}
+	}
+	return nil
+}
+
+// check compares the cites of the facts in scope with the files now.
+func (o *checkOptions) check(snap index.Snapshot) checkJSON {
+	chk := cite.NewChecker(workDir())
+	slug, all, typ := o.scope(), o.all, o.typ
 	out := checkJSON{Stale: []staleJSON{}, Unchecked: []string{}}
 	for _, m := range snap.Memories {
 		if len(m.Cites) == 0 || index.InInbox(m.File) || m.Superseded() || !(all || m.Project == "" || m.Project == slug) || typ != "" && m.Type != typ {
@@ -84,17 +109,7 @@ func runCheck(ctx context.Context, e env, fs *flag.FlagSet, args []string) error
 		}
 		out.Checked++
 	}
-	if flagBool(fs, "json") {
-		if err := writeJSON(e.stdout, out); err != nil {
-			return err
-		}
-	} else {
-		printCheck(e, out)
-	}
-	if len(out.Stale) > 0 {
-		return exitError{code: exitFail}
-	}
-	return nil
+	return out
 }
 
 func printCheck(e env, out checkJSON) {

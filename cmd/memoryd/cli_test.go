@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,12 +12,16 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // These tests run the command line in process; cli_e2e_test.go runs the
 // built binary.
 
-func TestCLIParseArgsInterspersed(t *testing.T) {
+// TestCLIFlagsInterspersed checks git-style flag placement, in process:
+// flags before and after the arguments, "--" ending them, "-" an argument.
+func TestCLIFlagsInterspersed(t *testing.T) {
 	cases := []struct {
 		args     []string
 		wantPos  []string
@@ -32,38 +36,20 @@ func TestCLIParseArgsInterspersed(t *testing.T) {
 		{nil, nil, "", false},
 	}
 	for _, tc := range cases {
-		fs := newFlagSet(&command{name: "t", flags: func(fs *flag.FlagSet) { fs.Bool("json", false, "") }})
-		pos, err := parseArgs(fs, tc.args)
-		if err != nil {
+		a := &app{env: env{getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard}}
+		root := newRootCmd(a)
+		var pos []string
+		var asJSON bool
+		probe := &cobra.Command{Use: "probe", RunE: func(_ *cobra.Command, args []string) error { pos = args; return nil }}
+		probe.Flags().BoolVar(&asJSON, "json", false, "")
+		root.AddCommand(probe)
+		root.SetArgs(append([]string{"probe"}, tc.args...))
+		if err := root.Execute(); err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if !reflect.DeepEqual(pos, tc.wantPos) || flagString(fs, "memory-dir") != tc.wantDir || (flagString(fs, "json") == "true") != tc.wantJSON {
-			t.Errorf("%q: args %q, --memory-dir %q, --json %s", tc.args, pos, flagString(fs, "memory-dir"), flagString(fs, "json"))
-		}
-	}
-	fs := newFlagSet(&command{name: "t"})
-	if _, err := parseArgs(fs, []string{"a", "--nope"}); !errors.As(err, new(usageError)) {
-		t.Errorf("unknown flag after an argument: %v, want a usage error", err)
-	}
-	if _, err := parseArgs(fs, []string{"a", "--help"}); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("--help after an argument: %v", err)
-	}
-}
-
-func TestCLIMaxArgsFromSynopsis(t *testing.T) {
-	for synopsis, want := range map[string]int{
-		"":                                   0,
-		"[--json]":                           0,
-		"[-n N]":                             0,
-		"[--dry-run] [--session ID]":         0,
-		"[COMMIT]":                           1,
-		"[--memory-dir DIR] SRC [DST]":       2,
-		"[--force] FILE...":                  -1,
-		"[--memory-dir DIR] [--config FILE]": 0,
-	} {
-		if got := maxArgs(synopsis); got != want {
-			t.Errorf("maxArgs(%q) = %d, want %d", synopsis, got, want)
+		if !reflect.DeepEqual(pos, tc.wantPos) && len(pos)+len(tc.wantPos) > 0 || a.global.memoryDir != tc.wantDir || asJSON != tc.wantJSON {
+			t.Errorf("%q: args %q, --memory-dir %q, --json %v", tc.args, pos, a.global.memoryDir, asJSON)
 		}
 	}
 }
@@ -73,8 +59,10 @@ func TestCLIMaxArgsFromSynopsis(t *testing.T) {
 func TestCLINoDoubledPrefix(t *testing.T) {
 	for _, msg := range []string{"install: service file: denied", "install: install: service file: denied", "memoryd install: service file: denied"} {
 		var stderr bytes.Buffer
-		c := &command{name: "install", run: func(context.Context, env, *flag.FlagSet, []string) error { return errors.New(msg) }}
-		code := runCommand(context.Background(), c, nil, env{getenv: func(string) string { return "" }, stdout: &bytes.Buffer{}, stderr: &stderr})
+		root := &cobra.Command{Use: "memoryd"}
+		c := &cobra.Command{Use: "install"}
+		root.AddCommand(c)
+		code := report(c, errors.New(msg), env{getenv: func(string) string { return "" }, stdout: &bytes.Buffer{}, stderr: &stderr})
 		if want := "memoryd install: service file: denied\n"; code != exitFail || stderr.String() != want {
 			t.Errorf("%q: exit %d, stderr %q, want %q", msg, code, stderr.String(), want)
 		}
@@ -87,7 +75,15 @@ func TestCLINoDoubledPrefix(t *testing.T) {
 // TestCLIHelpInProcess checks every registered command's --help: once, on
 // stdout, exit 0, nothing on stderr.
 func TestCLIHelpInProcess(t *testing.T) {
-	for name := range commands {
+	root := newRootCmd(&app{})
+	if len(root.Commands()) < 25 {
+		t.Fatalf("only %d commands", len(root.Commands()))
+	}
+	for _, c := range root.Commands() {
+		name := c.Name()
+		if name == "help" {
+			continue
+		}
 		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), args, env{getenv: func(string) string { return "" }, stdout: &stdout, stderr: &stderr})
@@ -112,11 +108,7 @@ func TestCLIConfigHomeExpandedOnce(t *testing.T) {
 		{"~/from-flag", "~/from-env", filepath.Join(home, "from-flag")},
 	} {
 		vars["MEMORY_DIR"] = tc.env
-		fs := newFlagSet(&command{name: "t"})
-		if tc.flagValue != "" {
-			fs.Set("memory-dir", tc.flagValue)
-		}
-		cfg, _, err := loadConfig(e, fs)
+		cfg, _, err := loadConfig(e, globalFlags{memoryDir: tc.flagValue})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,14 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
-	"github.com/memoryd/memoryd/internal/needtool"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // These tests run the built binary on typos, the completion scripts and
@@ -47,7 +48,8 @@ func TestCLITyposUnknownFlagSuggests(t *testing.T) {
 		first string
 	}{
 		{[]string{"list", "--tpye", "user"}, "memoryd list: unknown flag --tpye; did you mean --type?"},
-		{[]string{"list", "-tpye=user"}, "memoryd list: unknown flag --tpye; did you mean --type?"},
+		{[]string{"list", "-tpye=user"}, "memoryd list: unknown flag -tpye; did you mean --type?"},
+		{[]string{"status", "-memory-dir", "x"}, "memoryd status: unknown flag -memory-dir; did you mean --memory-dir?"},
 		{[]string{"status", "--jsno"}, "memoryd status: unknown flag --jsno; did you mean --json?"},
 		{[]string{"add", "--descripton", "x"}, "memoryd add: unknown flag --descripton; did you mean --description?"},
 		{[]string{"compact", "--dry"}, "memoryd compact: unknown flag --dry; did you mean --dry-run?"},
@@ -77,7 +79,7 @@ func TestCLITyposFixedValuesChecked(t *testing.T) {
 		{[]string{"add", "--type", "fedback", "--name", "n", "--description", "d", "body"}, `memoryd add: --type "fedback" is not one of ` + types},
 		{[]string{"review", "acept", "x"}, `memoryd review: action "acept" is not one of accept, reject`},
 		{[]string{"import", "claud"}, `memoryd import: source "claud" is not one of claude`},
-		{[]string{"completion", "tcsh"}, `memoryd completion: shell "tcsh" is not one of bash, zsh, fish`},
+		{[]string{"completion", "tcsh"}, `memoryd completion: shell "tcsh" is not one of bash, zsh, fish, powershell`},
 		{[]string{"recall", "--format", "jsn"}, `memoryd recall: --format "jsn" is not one of auto, json, text`},
 	} {
 		stdout, stderr, code := w.runCmd2(nil, tc.args...)
@@ -101,7 +103,7 @@ func TestCLITyposFixedValuesChecked(t *testing.T) {
 	}
 }
 
-// TestCLICompletionBash runs the generated bash script in a real bash and
+// TestCLICompletionBash runs cobra's bash script in a real bash and
 // checks that it completes a command, a flag, a flag's value and a fact
 // name (asked of the binary, from the memory folder the line names).
 func TestCLICompletionBash(t *testing.T) {
@@ -112,7 +114,7 @@ func TestCLICompletionBash(t *testing.T) {
 	os.MkdirAll(other, 0o755)
 	os.WriteFile(filepath.Join(other, "user-pager.md"), []byte(memoryFile("user", "pager", "less", "less.")), 0o644)
 	script, stderr, code := w.runCmd2(nil, "completion", "bash")
-	if code != 0 || stderr != "" || !strings.Contains(script, "complete -F _memoryd memoryd") {
+	if code != 0 || stderr != "" || !strings.Contains(script, "-F __start_memoryd memoryd") {
 		t.Fatalf("completion bash: exit %d\n%s", code, stderr)
 	}
 	path := filepath.Join(w.home, "memoryd.bash")
@@ -120,12 +122,17 @@ func TestCLICompletionBash(t *testing.T) {
 	complete := func(line string) string {
 		t.Helper()
 		// COMP_WORDS as bash splits the line: words, with an empty last
-		// one when the line ends in a space.
+		// one when the line ends in a space. _get_comp_words_by_ref is
+		// bash-completion's, which cobra's script uses; here, its least;
+		// compopt only works inside a completion bash itself started.
 		cmd := exec.Command("bash", "--norc", "--noprofile", "-c", `source "$1" || exit 9
+compopt() { :; }
+_get_comp_words_by_ref() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
 read -ra COMP_WORDS <<< "$2"
 [[ "$2" == *" " ]] && COMP_WORDS+=("")
 COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
-_memoryd
+COMP_TYPE=9
+__start_memoryd
 echo "${COMPREPLY[*]}"`, "bash", path, line)
 		cmd.Env = append(append([]string{}, w.env...), "PATH="+filepath.Dir(binPath)+":"+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
@@ -139,7 +146,7 @@ echo "${COMPREPLY[*]}"`, "bash", path, line)
 		"memoryd hist":                                 "history",
 		"memoryd list --ty":                            "--type",
 		"memoryd list --type pro":                      "project",
-		"memoryd list --type = f":                      "feedback",
+		"memoryd recall --format j":                    "json",
 		"memoryd show pref":                            "prefers-tabs",
 		"memoryd forget user-":                         "user-prefers-tabs",
 		"memoryd why --memory-dir " + other + " user-": "user-pager",
@@ -159,22 +166,30 @@ echo "${COMPREPLY[*]}"`, "bash", path, line)
 	}
 }
 
-// TestCLICompletionFactsQuiet checks the hidden fact lister: the names
-// that start with the prefix; nothing, exit 0, on any error.
+// TestCLICompletionFactsQuiet asks cobra's hidden __complete for fact
+// names and projects: those that start with the prefix; none, exit 0, on
+// any error.
 func TestCLICompletionFactsQuiet(t *testing.T) {
 	w := newWorld(t)
 	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
-	stdout, stderr, code := w.runCmd2(nil, "__complete-facts", "--", "user")
-	if code != 0 || stderr != "" || stdout != "user-prefers-tabs\n" {
-		t.Errorf("__complete-facts user: exit %d\n%s%s", code, stdout, stderr)
+	stdout, stderr, code := w.runCmd2(nil, "__complete", "show", "user")
+	if code != 0 || stdout != "user-prefers-tabs\n:4\n" {
+		t.Errorf("__complete show user: exit %d\n%s%s", code, stdout, stderr)
+	}
+	w.write("project-deploy.md", "---\nname: deploy\ndescription: Deploys with make ship\nmetadata:\n  type: project\n  project: shop-app\n---\nRun make ship.\n")
+	for _, cmd := range []string{"list", "search", "check", "add"} {
+		stdout, stderr, code = w.runCmd2(nil, "__complete", cmd, "--project", "sh")
+		if code != 0 || stdout != "shop-app\n:4\n" {
+			t.Errorf("__complete %s --project sh: exit %d\n%s%s", cmd, code, stdout, stderr)
+		}
 	}
 	for _, tc := range [][]string{
-		{"__complete-facts", "--bogus", "x"},
-		{"__complete-facts", "--memory-dir", filepath.Join(w.home, "nowhere"), "u"},
-		{"__complete-facts", "--config", filepath.Join(w.home, "nowhere.yaml"), "u"},
+		{"__complete", "show", "--memory-dir", filepath.Join(w.home, "nowhere"), "u"},
+		{"__complete", "why", "--config", filepath.Join(w.home, "nowhere.yaml"), "u"},
+		{"__complete", "show", "user-prefers-tabs", ""},
 	} {
 		stdout, stderr, code := w.runCmd2(nil, tc...)
-		if code != 0 || stdout != "" || stderr != "" {
+		if code != 0 || stdout != ":4\n" {
 			t.Errorf("%q: exit %d\nstdout:\n%s\nstderr:\n%s", tc, code, stdout, stderr)
 		}
 	}
@@ -184,15 +199,15 @@ func TestCLICompletionFactsQuiet(t *testing.T) {
 	}
 }
 
-// TestCLICompletionZshFish checks that the zsh and fish scripts parse, and
-// that fish, which can be asked directly, completes a command, a flag
+// TestCLICompletionZshFish checks that cobra's zsh and fish scripts parse,
+// and that fish, which can be asked directly, completes a command, a flag
 // value and a fact.
 func TestCLICompletionZshFish(t *testing.T) {
 	w := newWorld(t)
 	w.write("user-prefers-tabs.md", memoryFile("user", "prefers-tabs", "prefers tabs", "Tabs."))
 	for _, sh := range []string{"zsh", "fish"} {
 		script, stderr, code := w.runCmd2(nil, "completion", sh)
-		if code != 0 || stderr != "" || !strings.Contains(script, "__complete-facts") {
+		if code != 0 || stderr != "" || !strings.Contains(script, "__complete") {
 			t.Fatalf("completion %s: exit %d\n%s", sh, code, stderr)
 		}
 		bin := needtool.Path(t, sh)
@@ -214,14 +229,16 @@ complete -C "memoryd hist"; complete -C "memoryd list --type ref"; complete -C "
 	}
 }
 
-// TestCLIUnknownFlagMessage watches the flag package's error for an
-// unknown flag, which flagError rewrites, and the edit distance behind
-// the suggestions.
+// TestCLIUnknownFlagMessage watches pflag's error for an unknown flag,
+// which flagError rewrites, and the edit distance behind the suggestions.
 func TestCLIUnknownFlagMessage(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse([]string{"--zz"}); err == nil || err.Error() != notDefinedPrefix+"zz" {
-		t.Errorf("the flag package says %v, want %q", err, notDefinedPrefix+"zz")
+	cmd := &cobra.Command{Use: "t"}
+	cmd.Flags().Bool("json", false, "")
+	for args, want := range map[string]string{"--zz": "unknown flag --zz", "-zz": "unknown flag -zz", "--jsno": "unknown flag --jsno; did you mean --json?"} {
+		err := cmd.Flags().Parse([]string{args})
+		if got := flagError(cmd, err); err == nil || got.Error() != want {
+			t.Errorf("%s: pflag says %v, rewritten %v, want %q", args, err, got, want)
+		}
 	}
 	for _, tc := range []struct {
 		a, b string

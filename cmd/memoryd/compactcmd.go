@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/compactor"
 	"github.com/memoryd/memoryd/internal/llm"
@@ -14,35 +15,54 @@ import (
 	"github.com/memoryd/memoryd/internal/undo"
 )
 
-func init() {
-	register(&command{
-		name:    "compact",
-		args:    "[--dry-run] [--force]",
-		summary: "Run one compaction pass now (takes the write lock).",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("dry-run", false, "ask the model and print the validated plan; change nothing, commit nothing")
-			fs.Bool("force", false, "run even when compaction is disabled (compact.enabled), the folder has fewer files than compact.min_entries, or unattended passes removed as much as a day allows")
-			fs.Bool("json", false, "print JSON: the pass's requests, ops applied and skipped, commits (no progress)")
+type compactOptions struct {
+	*app
+	dryRun, force, json bool
+}
+
+func newCmdCompact(a *app) *cobra.Command {
+	o := &compactOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "compact [--dry-run] [--force]",
+		Short: "Run one compaction pass now (takes the write lock).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runCompact(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "ask the model and print the validated plan; change nothing, commit nothing")
+	cmd.Flags().BoolVar(&o.force, "force", false, "run even when compaction is disabled (compact.enabled), the folder has fewer files than compact.min_entries, or unattended passes removed as much as a day allows")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: the pass's requests, ops applied and skipped, commits (no progress)")
+	return cmd
+}
+
+type undoOptions struct {
+	*app
+	force  bool
+	commit string
+}
+
+func newCmdUndo(a *app) *cobra.Command {
+	o := &undoOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "undo [--force] [COMMIT]",
+		Short: "Take back memoryd's last commit (or COMMIT): an extraction, an add, edit or forget, a compaction, … as a new commit.",
+		Args:  argsAtMost(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.commit = args[0]
+			}
+			return runUndo(cmd.Context(), o)
 		},
-		run: runCompact,
-	})
-	register(&command{
-		name:    "undo",
-		args:    "[--force] [COMMIT]",
-		summary: "Take back memoryd's last commit (or COMMIT): an extraction, an add, edit or forget, a compaction, … as a new commit.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("force", false, "undo even when later changes touched the same files (they are replaced, and stay in history)")
-		},
-		run: runUndo,
-	})
+	}
+	cmd.Flags().BoolVar(&o.force, "force", false, "undo even when later changes touched the same files (they are replaced, and stay in history)")
+	return cmd
 }
 
 // runCompact is `memoryd compact`. --force overrides compact.enabled and
 // compact.min_entries (a pass still needs two files); it never overrides
 // the repository, lock, busy and plan checks.
-func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	dry, force := flagString(fs, "dry-run") == "true", flagString(fs, "force") == "true"
-	f, err := openFolder(e, fs)
+func runCompact(ctx context.Context, o *compactOptions) error {
+	e, dry, force := o.env, o.dryRun, o.force
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -59,7 +79,7 @@ func runCompact(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if c, ok := client.(io.Closer); ok {
 		defer c.Close()
 	}
-	asJSON := flagBool(fs, "json")
+	asJSON := o.json
 	out := e.stdout
 	if asJSON {
 		out = io.Discard
@@ -155,18 +175,16 @@ func short(hash string) string { return hash[:min(12, len(hash))] }
 
 // runUndo is `memoryd undo [--force] [COMMIT]`: the most recent (or the
 // given) memoryd commit is taken back as a new commit (see package undo).
-func runUndo(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+func runUndo(ctx context.Context, o *undoOptions) error {
+	e := o.env
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
 	if _, err := f.needRepo(); err != nil {
 		return err
 	}
-	opts := undo.Options{Folder: f.txn(), Force: flagBool(fs, "force")}
-	if len(args) == 1 {
-		opts.Commit = args[0]
-	}
+	opts := undo.Options{Folder: f.txn(), Force: o.force, Commit: o.commit}
 	res, err := undo.Run(ctx, opts)
 	switch {
 	case errors.Is(err, state.ErrLocked):

@@ -4,26 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/doctor"
 	"github.com/memoryd/memoryd/internal/llm"
 )
 
-func init() {
-	register(&command{
-		name:    "config",
-		args:    "[--json]",
-		summary: "Print the effective configuration and where each value comes from (default, file:line, env, flag).",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print as JSON") },
-		run:     runConfig,
-	})
+// jsonOptions are the options of a command whose one flag is --json.
+type jsonOptions struct {
+	*app
+	json bool
+}
+
+func newCmdConfig(a *app) *cobra.Command {
+	o := &jsonOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "config [--json]",
+		Short: "Print the effective configuration and where each value comes from (default, file:line, env, flag).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runConfig(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print as JSON")
+	return cmd
 }
 
 // configReport is what `memoryd config --json` prints.
@@ -53,8 +62,9 @@ type configSetting struct {
 // every key's effective value after the file, environment and flags, and
 // where it came from. An invalid configuration is printed too, as far as
 // it could be read; then the command fails with its problems.
-func runConfig(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
-	cfg, _, invalid := readConfig(e, fs)
+func runConfig(ctx context.Context, o *jsonOptions) error {
+	e := o.env
+	cfg, _, invalid := readConfig(e, o.global)
 	if invalid == nil {
 		if err := cfg.Validate(); err != nil {
 			invalid = configError{err}
@@ -69,7 +79,7 @@ func runConfig(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
 		r.Problems = strings.Split(errors.Unwrap(invalid).Error(), "\n")
 	}
 	explainEffective(ctx, cfg, r.Settings)
-	if flagString(fs, "json") == "true" {
+	if o.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(r); err != nil {

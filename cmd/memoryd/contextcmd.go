@@ -4,40 +4,50 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 )
 
-func init() {
-	register(&command{
-		name:    "context",
-		args:    "[--dir=DIR] [--project-only] [--json]",
-		summary: "Print what an agent should load at session start in DIR: MEMORY.md and DIR's project index, within the budget.",
-		flags: func(fs *flag.FlagSet) {
-			fs.String("dir", "", "the session's working `DIR` (default: the current directory)")
-			fs.Bool("project-only", false, "the project's index alone (for agents that already load MEMORY.md)")
-			fs.Bool("json", false, "print JSON: the project and the text")
-		},
-		run: runContext,
-	})
+type contextOptions struct {
+	*app
+	dir         string
+	projectOnly bool
+	json        bool
+}
+
+func newCmdContext(a *app) *cobra.Command {
+	o := &contextOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "context [--dir=DIR] [--project-only] [--json]",
+		Short: "Print what an agent should load at session start in DIR: MEMORY.md and DIR's project index, within the budget.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runContext(cmd.Context(), o) },
+	}
+	cmd.Flags().StringVar(&o.dir, "dir", "", "the session's working `DIR` (default: the current directory)")
+	cmd.MarkFlagDirname("dir")
+	cmd.Flags().BoolVar(&o.projectOnly, "project-only", false, "the project's index alone (for agents that already load MEMORY.md)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: the project and the text")
+	return cmd
 }
 
 // runContext runs at every agent session start, so it reads as little as
 // it can: the generated index files as the daemon keeps them when they fit
 // the budget together, else the facts themselves. A missing memory folder
 // is a one-line notice on stderr, not a failure: the agent starts anyway.
-func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	cfg, _, err := loadConfig(e, fs)
+func runContext(ctx context.Context, o *contextOptions) error {
+	e := o.env
+	cfg, _, err := loadConfig(e, o.global)
 	if err != nil {
 		return err
 	}
-	dir := flagString(fs, "dir")
+	dir := o.dir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return err
@@ -49,7 +59,7 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 		return nil
 	}
 	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
-	only := flagString(fs, "project-only") == "true"
+	only := o.projectOnly
 	text, err := contextText(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))
 	if err != nil {
 		return err
@@ -62,7 +72,7 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	text = cite.MarkLines(text, func(file string) string {
 		return cite.Marker(chk.File(cfg.MemoryDir, file).Changes)
 	})
-	if flagString(fs, "json") == "true" {
+	if o.json {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}
 	_, err = e.stdout.Write(text)

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/daemon"
@@ -15,29 +16,35 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "doctor",
-		args:    "[--llm] [--fresh] [--json]",
-		summary: "Check the setup; print each problem with the command that fixes it (exit 1 if any).",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("llm", false, "also make one tiny real call to the model and report its latency and tokens")
-			fs.Bool("fresh", false, "ask the model provider again instead of using the answer doctor kept for a day")
-			fs.Bool("json", false, "print JSON: every check with its state, note, problem and fix")
-		},
-		run: runDoctor,
-	})
+type doctorOptions struct {
+	*app
+	llm, fresh, json bool
 }
 
-func runDoctor(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	o, done := doctorOptions(e, fs)
+func newCmdDoctor(a *app) *cobra.Command {
+	o := &doctorOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "doctor [--llm] [--fresh] [--json]",
+		Short: "Check the setup; print each problem with the command that fixes it (exit 1 if any).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runDoctor(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.llm, "llm", false, "also make one tiny real call to the model and report its latency and tokens")
+	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "ask the model provider again instead of using the answer doctor kept for a day")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: every check with its state, note, problem and fix")
+	return cmd
+}
+
+func runDoctor(ctx context.Context, opts *doctorOptions) error {
+	e := opts.env
+	o, done := doctorChecks(opts)
 	defer done()
 	findings := doctor.Run(ctx, o)
 	if o.InstallErr == nil {
 		findings = append(findings, hookFindings(ctx, o.Install)...)
 	}
 	n := doctor.Problems(findings)
-	if flagBool(fs, "json") {
+	if opts.json {
 		if err := writeJSON(e.stdout, doctorReport(findings)); err != nil {
 			return err
 		}
@@ -77,15 +84,16 @@ func doctorReport(findings []doctor.Finding) doctorJSON {
 	return r
 }
 
-// doctorOptions resolves what the checks look at; done releases what it
+// doctorChecks resolves what the checks look at; done releases what it
 // opened (transcript stores, a live LLM client).
-func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
+func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
+	e := opts.env
 	o := doctor.Options{
 		User:        e.getenv("USER"),
 		OpenCodeDir: install.OpenCodeDir(e.getenv("HOME"), e.getenv("XDG_CONFIG_HOME")),
 	}
-	o.Install, o.InstallErr = installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
-	f, err := openFolder(e, fs)
+	o.Install, o.InstallErr = installOptions(e, globalFlags{}, "")
+	f, err := openFolder(e, opts.global)
 	if err != nil {
 		o.FolderErr = err
 		return o, func() {}
@@ -95,33 +103,18 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
 	o.Held = f.heldFacts
 	o.Provider = providerName(f)
-	if !flagBool(fs, "fresh") {
+	if !opts.fresh {
 		if mc, ok := doctor.LoadModelCheck(f.stateDir, o.Provider, f.cfg.LLM.BaseURL, time.Now()); ok {
 			o.Cached = &mc
 		}
 	}
-	if o.Provider == "opencode" && f.cfg.Origin("extract.model").Source == config.FromDefault {
-		// OpenCode's own model: kept with the model check, else asked
-		// for with a short time-out (it may take tens of seconds).
-		if o.Cached != nil {
-			setOpenCodeModel(f, o.Cached.OpenCodeModel)
-		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), doctor.ModelCheckTimeout)
-			openCodeModel(ctx, f)
-			cancel()
-			if f.cfg.Origin("extract.model").Source == config.FromDefault && f.cfg.Extract.Model != config.Default().Extract.Model {
-				o.OpenCodeModel = f.cfg.Extract.Model
-			}
-		}
-	}
+	doctorOpenCodeModel(f, &o)
 	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
 	o.Sync = doctorSync(f)
-	if flagString(fs, "llm") == "true" && o.Provider != "none" {
+	if opts.llm && o.Provider != "none" {
 		if c, _, err := newLLM(f); err == nil {
 			o.Live = c
-			if cl, ok := c.(io.Closer); ok {
-				closers = append(closers, cl)
-			}
+			closers = appendCloser(closers, c)
 		}
 	}
 	if f.cfg.Extract.Enabled {
@@ -129,6 +122,32 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 		closers = append(closers, o.Sources)
 	}
 	return o, func() { closeAll(closers) }
+}
+
+// doctorOpenCodeModel resolves OpenCode's own model for doctor: kept with
+// the model check, else asked for with a short time-out (it may take tens
+// of seconds).
+func doctorOpenCodeModel(f *folder, o *doctor.Options) {
+	switch {
+	case o.Provider != "opencode" || f.cfg.Origin("extract.model").Source != config.FromDefault:
+	case o.Cached != nil:
+		setOpenCodeModel(f, o.Cached.OpenCodeModel)
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), doctor.ModelCheckTimeout)
+		openCodeModel(ctx, f)
+		cancel()
+		if f.cfg.Origin("extract.model").Source == config.FromDefault && f.cfg.Extract.Model != config.Default().Extract.Model {
+			o.OpenCodeModel = f.cfg.Extract.Model
+		}
+	}
+}
+
+// appendCloser appends x to cs when it is an io.Closer.
+func appendCloser(cs []io.Closer, x any) []io.Closer {
+	if c, ok := x.(io.Closer); ok {
+		return append(cs, c)
+	}
+	return cs
 }
 
 func printFindings(w io.Writer, findings []doctor.Finding) {

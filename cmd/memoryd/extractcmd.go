@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
@@ -16,34 +17,42 @@ import (
 	"github.com/memoryd/memoryd/internal/transcript"
 )
 
-func init() {
-	register(&command{
-		name:    "extract",
-		args:    "[--dry-run] [--session ID] [--since AGE|DATE|all]",
-		summary: "Extract memories from agent sessions now: idle sessions with new messages, or the one given.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("dry-run", false, "print what would be written and change nothing, not even the watermarks")
-			fs.String("session", "", "extract from this session only: its ID, or SOURCE/ID")
-			fs.String("since", "", "take the idle sessions active since `AGE|DATE` (30d, 2026-11-01, all) instead of extract.since (install: since memoryd first ran here); with --dry-run, see what it would cost first")
-			fs.Bool("json", false, "print JSON: each session's pass and the totals (no progress)")
-		},
-		run: runExtract,
-	})
+type extractOptions struct {
+	*app
+	dryRun  bool
+	session string
+	since   string
+	json    bool
+}
+
+func newCmdExtract(a *app) *cobra.Command {
+	o := &extractOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "extract [--dry-run] [--session ID] [--since AGE|DATE|all]",
+		Short: "Extract memories from agent sessions now: idle sessions with new messages, or the one given.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runExtract(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "print what would be written and change nothing, not even the watermarks")
+	cmd.Flags().StringVar(&o.session, "session", "", "extract from this session only: its `ID`, or SOURCE/ID")
+	cmd.Flags().StringVar(&o.since, "since", "", "take the idle sessions active since `AGE|DATE` (30d, 2026-11-01, all) instead of extract.since (install: since memoryd first ran here); with --dry-run, see what it would cost first")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: each session's pass and the totals (no progress)")
+	return cmd
 }
 
 // busyPatience is how long `memoryd extract` waits for a folder another writer holds.
 const busyPatience = 20 * time.Second
 
-func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	dry := flagString(fs, "dry-run") == "true"
-	f, err := openFolder(e, fs)
+func runExtract(ctx context.Context, o *extractOptions) error {
+	e, dry := o.env, o.dryRun
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
 	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
 		return err
 	}
-	if since := flagString(fs, "since"); since != "" {
+	if since := o.since; since != "" {
 		if _, err := config.Horizon(since, time.Time{}, time.Now()); err != nil {
 			return usageError{"--since: " + err.Error()}
 		}
@@ -62,11 +71,11 @@ func runExtract(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	srcs := openSources(f)
 	defer srcs.Close()
 	x := newExtractor(f, client, srcs, "memoryd extract")
-	targets, err := x.Targets(ctx, flagString(fs, "session"))
+	targets, err := x.Targets(ctx, o.session)
 	if err != nil {
 		return err
 	}
-	if !flagBool(fs, "json") {
+	if !o.json {
 		if len(targets) == 0 {
 			fmt.Fprintln(e.stdout, noSessionsMessage(srcs))
 			return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
@@ -20,107 +21,56 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "add",
-		args:    "--type=T --name=N --description=D [--project=SLUG] [--global] [--replace|--supersedes=OLD] [--cites=PATH,...] [BODY|-]",
-		summary: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
-		flags: func(fs *flag.FlagSet) {
-			enumFlag(fs, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
-			fs.String("name", "", "kebab-case name; the file is TYPE-NAME.md")
-			fs.String("description", "", "the one line the index shows")
-			fs.Bool("replace", false, "replace an existing fact of the same type and name")
-			fs.String("project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
-			fs.Bool("global", false, "a fact for every project, even of type project")
-			fs.String("cites", "", "the files the fact rests on, comma-separated `PATH[#SYMBOL],...` (from the current directory, inside the fact's project); memoryd records their versions and marks the fact when they change")
-			fs.String("supersedes", "", "the `OLD` fact (NAME or FILE) this one replaces: OLD stays in the folder, marked superseded, out of every index and search")
+// factOptions are the options of the commands whose argument is one fact.
+type factOptions struct {
+	*app
+	name   string // NAME|FILE
+	json   bool
+	reason string
+	force  bool
+}
+
+// newFactCmd is a command whose one argument is a fact, completed from
+// the folder's facts; run gets the options.
+func newFactCmd(a *app, use, short string, run func(context.Context, *factOptions) error) (*cobra.Command, *factOptions) {
+	o := &factOptions{app: a}
+	return &cobra.Command{
+		Use:               use,
+		Short:             short,
+		Args:              exactArgs(1, "name one fact: NAME or FILE"),
+		ValidArgsFunction: completeFacts(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.name = args[0]
+			return run(cmd.Context(), o)
 		},
-		run: runAdd,
-	})
-	register(&command{name: "show", args: "NAME|FILE [--json]", summary: "Print a fact's file.", run: runShow,
-		flags: func(fs *flag.FlagSet) { fs.Bool("json", false, "print JSON: the fact's fields and its file's content") }})
-	register(&command{
-		name: "edit", args: "NAME|FILE", run: runEdit,
-		summary: "Open a fact in $VISUAL or $EDITOR; it is checked when you save and committed.",
-	})
-	register(&command{
-		name: "forget", args: "NAME|FILE --reason=TEXT", run: runForget,
-		summary: "Delete a fact, with the reason in the commit.",
-		flags: func(fs *flag.FlagSet) {
-			fs.String("reason", "", "why the fact is no longer true or useful")
-			fs.Bool("force", false, "delete a fact git ignores, which cannot be undone from the history")
-		},
-	})
+	}, o
+}
+
+func newCmdShow(a *app) *cobra.Command {
+	cmd, o := newFactCmd(a, "show NAME|FILE [--json]", "Print a fact's file.", runShow)
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: the fact's fields and its file's content")
+	return cmd
+}
+
+func newCmdEdit(a *app) *cobra.Command {
+	cmd, _ := newFactCmd(a, "edit NAME|FILE", "Open a fact in $VISUAL or $EDITOR; it is checked when you save and committed.", runEdit)
+	return cmd
+}
+
+func newCmdForget(a *app) *cobra.Command {
+	cmd, o := newFactCmd(a, "forget NAME|FILE --reason=TEXT", "Delete a fact, with the reason in the commit.", runForget)
+	cmd.Flags().StringVar(&o.reason, "reason", "", "why the fact is no longer true or useful")
+	cmd.Flags().BoolVar(&o.force, "force", false, "delete a fact git ignores, which cannot be undone from the history")
+	return cmd
 }
 
 // factWriter is the fact writer for the folder the flags name.
-func factWriter(e env, fs *flag.FlagSet) (*folder, *facts.Writer, error) {
-	f, err := openFolder(e, fs)
+func factWriter(e env, g globalFlags) (*folder, *facts.Writer, error) {
+	f, err := openFolder(e, g)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f, f.writer("cli"), nil
-}
-
-func runAdd(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	body, err := bodyArg(e, args)
-	if err != nil {
-		return err
-	}
-	f, w, err := factWriter(e, fs)
-	if err != nil {
-		return err
-	}
-	fact := facts.Fact{Type: flagString(fs, "type"), Name: flagString(fs, "name"),
-		Description: flagString(fs, "description"), Body: body, Project: flagString(fs, "project")}
-	if flagString(fs, "global") == "true" {
-		fact.Project = ""
-	} else if fact.Project == "" && fact.Type == "project" {
-		fact.Project = scope(fs)
-	}
-	if list := flagString(fs, "cites"); strings.TrimSpace(list) != "" {
-		for _, p := range strings.Split(list, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				fact.Cites = append(fact.Cites, p)
-			}
-		}
-		if fact.Project == "" && fact.Type != "user" && flagString(fs, "global") != "true" {
-			// Cited paths belong to a project: a fact that cites
-			// files holds in the current directory's project.
-			fact.Project = scope(fs)
-		}
-	}
-	var d facts.Done
-	switch old := flagString(fs, "supersedes"); {
-	case old != "" && flagString(fs, "replace") == "true":
-		return usageError{"give --replace or --supersedes, not both: --replace overwrites a fact of the same name, --supersedes keeps the old one beside the new"}
-	case old != "":
-		d, err = w.Supersede(ctx, fact, old)
-	default:
-		d, err = w.Save(ctx, fact, flagString(fs, "replace") == "true")
-	}
-	if err != nil {
-		return factError(err)
-	}
-	printDone(e.stdout, f, d)
-	if d.Superseded != "" {
-		fmt.Fprintf(e.stdout, "%s is superseded: kept in the folder, out of the indexes and search (memoryd undo brings it back)\n", d.Superseded)
-	}
-	return nil
-}
-
-// bodyArg is the body given as the one argument, or read from stdin for "-".
-func bodyArg(e env, args []string) (string, error) {
-	switch {
-	case len(args) == 0:
-		return "", usageError{"give the body as an argument, or - to read it from stdin"}
-	case len(args) > 1:
-		return "", usageError{"give the body as one argument (quote it)"}
-	case args[0] != "-":
-		return args[0], nil
-	}
-	b, err := io.ReadAll(io.LimitReader(e.stdin, facts.MaxBody+1))
-	return string(b), err
 }
 
 // factError adds what to do to the writer's errors that are the user's to fix.
@@ -142,15 +92,16 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 	fmt.Fprintln(w)
 }
 
-func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, data, f, err := findFact(e, fs, args)
+func runShow(ctx context.Context, o *factOptions) error {
+	e := o.env
+	m, data, f, err := findFact(e, o.global, o.name)
 	if err != nil {
 		return err
 	}
 	uses := f.uses()
 	chk := cite.NewChecker(workDir())
 	note, data := shownFact(f, m, data)
-	if flagBool(fs, "json") {
+	if o.json {
 		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data), note})
 	}
 	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), supersededLine(m))
@@ -174,13 +125,9 @@ type showJSON struct {
 	Gate string `json:"gate,omitempty"`
 }
 
-// findFact resolves the one NAME|FILE argument to a fact of the folder and
-// reads its file.
-func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, []byte, *folder, error) {
-	if len(args) != 1 {
-		return nil, nil, nil, usageError{"name one fact: NAME or FILE"}
-	}
-	f, err := openFolder(e, fs)
+// findFact resolves NAME|FILE to a fact of the folder and reads its file.
+func findFact(e env, g globalFlags, name string) (*index.Memory, []byte, *folder, error) {
+	f, err := openFolder(e, g)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -188,7 +135,7 @@ func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, []byte, *f
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := facts.Find(snap, args[0])
+	m, err := facts.Find(snap, name)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -196,18 +143,16 @@ func findFact(e env, fs *flag.FlagSet, args []string) (*index.Memory, []byte, *f
 	return m, data, f, err
 }
 
-func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) != 1 {
-		return usageError{"name one fact: NAME or FILE"}
-	}
-	if strings.TrimSpace(flagString(fs, "reason")) == "" {
+func runForget(ctx context.Context, o *factOptions) error {
+	e := o.env
+	if strings.TrimSpace(o.reason) == "" {
 		return usageError{"say why it is forgotten: --reason WHY (it goes into the commit message)"}
 	}
-	f, w, err := factWriter(e, fs)
+	f, w, err := factWriter(e, o.global)
 	if err != nil {
 		return err
 	}
-	d, err := w.Forget(ctx, args[0], flagString(fs, "reason"), flagBool(fs, "force"))
+	d, err := w.Forget(ctx, o.name, o.reason, o.force)
 	if err != nil {
 		return factError(err)
 	}
@@ -223,8 +168,9 @@ func runForget(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 // the person typed is never thrown away: when it is not saved the copy stays
 // and its path is printed. An editor that fails, or a copy left unchanged,
 // changes nothing.
-func runEdit(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, data, f, err := findFact(e, fs, args)
+func runEdit(ctx context.Context, o *factOptions) error {
+	e := o.env
+	m, data, f, err := findFact(e, o.global, o.name)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"log/slog"
 
 	"github.com/memoryd/memoryd/internal/config"
@@ -30,20 +29,20 @@ type folder struct {
 
 // openFolder loads the configuration and opens the memory folder, which
 // must exist, and its repository (folder.Open).
-func openFolder(e env, fs *flag.FlagSet) (*folder, error) {
-	return loadFolder(e, fs, false)
+func openFolder(e env, g globalFlags) (*folder, error) {
+	return loadFolder(e, g, false)
 }
 
 // readFolder is openFolder without the repository, for the commands that
 // only read the files (search, list, show): opening the repository costs
 // two git processes.
-func readFolder(e env, fs *flag.FlagSet) (*folder, error) {
-	return loadFolder(e, fs, true)
+func readFolder(e env, g globalFlags) (*folder, error) {
+	return loadFolder(e, g, true)
 }
 
 // loadFolder loads the configuration and opens the folder it names.
-func loadFolder(e env, fs *flag.FlagSet, withoutRepo bool) (*folder, error) {
-	cfg, path, err := loadConfig(e, fs)
+func loadFolder(e env, g globalFlags, withoutRepo bool) (*folder, error) {
+	cfg, path, err := loadConfig(e, g)
 	if err != nil {
 		return nil, err
 	}

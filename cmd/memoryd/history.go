@@ -2,25 +2,31 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/undo"
 )
 
-func init() {
-	register(&command{
-		name:    "history",
-		args:    "[-n N] [--json]",
-		summary: "List the memory folder's commits, newest first, with their kind and what 'memoryd undo' can take back.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Int("n", 20, "number of commits to show")
-			fs.Bool("json", false, "print JSON: one object a commit, newest first")
-		},
-		run: runHistory,
-	})
+type historyOptions struct {
+	*app
+	n    int
+	json bool
+}
+
+func newCmdHistory(a *app) *cobra.Command {
+	o := &historyOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "history [-n N] [--json]",
+		Short: "List the memory folder's commits, newest first, with their kind and what 'memoryd undo' can take back.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runHistory(cmd.Context(), o) },
+	}
+	cmd.Flags().IntVarP(&o.n, "max-count", "n", 20, "number of commits to show")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: one object a commit, newest first")
+	return cmd
 }
 
 // runHistory is `memoryd history`. The first column says what undo can
@@ -28,12 +34,12 @@ func init() {
 // marks checkpoints (C) and compactions (*). Then the hash, the date, the
 // kind (undo.KindOf; blank for a commit memoryd did not make) and the
 // subject.
-func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	n, _ := strconv.Atoi(fs.Lookup("n").Value.String())
+func runHistory(ctx context.Context, o *historyOptions) error {
+	e, n := o.env, o.n
 	if n <= 0 {
 		return usageError{"-n must be positive"}
 	}
-	f, err := openFolder(e, fs)
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -45,7 +51,7 @@ func runHistory(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if flagBool(fs, "json") {
+	if o.json {
 		return writeJSON(e.stdout, historyJSON(undo.Classify(f.dir, commits)))
 	}
 	if len(commits) == 0 {

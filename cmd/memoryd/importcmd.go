@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,34 +10,37 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/install"
 )
 
-func init() {
-	register(&command{
-		name:    "import",
-		args:    "claude [--dry-run]",
-		summary: "Bring Claude Code's auto-memory facts into the memory folder, in one commit; Claude Code's files are left as they are.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("dry-run", false, "say what would be imported and skipped, and write nothing")
-		},
-		run: runImport,
-	})
+type importOptions struct {
+	*app
+	dryRun bool
 }
 
-func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) != 1 {
-		return usageError{"say where to import from: memoryd import claude"}
+func newCmdImport(a *app) *cobra.Command {
+	o := &importOptions{app: a}
+	cmd := &cobra.Command{
+		Use:       "import claude [--dry-run]",
+		Short:     "Bring Claude Code's auto-memory facts into the memory folder, in one commit; Claude Code's files are left as they are.",
+		ValidArgs: []string{"claude"},
+		Args:      cobra.MatchAll(exactArgs(1, "say where to import from: memoryd import claude"), oneOfArg(0, "source", []string{"claude"})),
+		RunE:      func(cmd *cobra.Command, _ []string) error { return runImport(cmd.Context(), o) },
 	}
-	if err := oneOf("source", args[0], []string{"claude"}); err != nil {
-		return err
-	}
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "say what would be imported and skipped, and write nothing")
+	return cmd
+}
+
+func runImport(ctx context.Context, o *importOptions) error {
+	e := o.env
 	home := e.getenv("HOME")
 	if home == "" {
 		return errors.New("HOME is not set")
 	}
-	f, err := openFolder(e, fs)
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func runImport(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	dry := flagString(fs, "dry-run") == "true"
+	dry := o.dryRun
 	items := make([]facts.Item, len(found))
 	for i, c := range found {
 		items[i] = c.Item

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
@@ -17,28 +18,44 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "install",
-		args:    "[--memory-dir DIR] [--opencode] [--claude] [--keep-claude-memory] [--codex] [--git-init] [--no-service] [--sync|--no-sync]",
-		summary: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and the agents' wiring).",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("opencode", false, "OpenCode: PROTOCOL.md and MEMORY.md in its instructions, the MCP server, the project-index plugin")
-			fs.Bool("claude", false, "Claude Code: the MCP server, SessionStart (memoryd context) and UserPromptSubmit (memoryd recall) hooks, the read-only tools allowed, its own auto-memory off")
-			fs.Bool("keep-claude-memory", false, "with --claude: leave Claude Code's own auto-memory on (install turns it off: one memory per agent)")
-			fs.Bool("codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server, trusted SessionStart and UserPromptSubmit hooks")
-			fs.Bool("git-init", false, "run git init in the memory folder when it is not inside a repository")
-			fs.Bool("no-service", false, "set up everything but the service, and say how to run memoryd yourself")
-			fs.Bool("sync", false, "turn sync on (sync.enabled: true): the daemon pulls and pushes the notes repository's upstream")
-			fs.Bool("no-sync", false, "leave sync off (sync.enabled: false) without asking")
-		},
-		run: runInstall,
-	})
-	register(&command{
-		name:    "uninstall",
-		summary: "Remove the service and every agent's wiring; memory files, repository and config stay.",
-		run:     runUninstall,
-	})
+type installFlags struct {
+	*app
+	opencode, claude, keepClaudeMemory, codex bool
+	gitInit, noService, sync, noSync          bool
+}
+
+func newCmdInstall(a *app) *cobra.Command {
+	o := &installFlags{app: a}
+	cmd := &cobra.Command{
+		Use:   "install [--memory-dir DIR] [--opencode] [--claude] [--keep-claude-memory] [--codex] [--git-init] [--no-service] [--sync|--no-sync]",
+		Short: "Set up the memory folder, PROTOCOL.md, config and the per-user service (and the agents' wiring).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runInstall(cmd.Context(), o) },
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&o.opencode, "opencode", false, "OpenCode: PROTOCOL.md and MEMORY.md in its instructions, the MCP server, the project-index plugin")
+	fl.BoolVar(&o.claude, "claude", false, "Claude Code: the MCP server, SessionStart (memoryd context) and UserPromptSubmit (memoryd recall) hooks, the read-only tools allowed, its own auto-memory off")
+	fl.BoolVar(&o.keepClaudeMemory, "keep-claude-memory", false, "with --claude: leave Claude Code's own auto-memory on (install turns it off: one memory per agent)")
+	fl.BoolVar(&o.codex, "codex", false, "Codex: the memory index in $CODEX_HOME/AGENTS.md (kept up to date), the MCP server, trusted SessionStart and UserPromptSubmit hooks")
+	fl.BoolVar(&o.gitInit, "git-init", false, "run git init in the memory folder when it is not inside a repository")
+	fl.BoolVar(&o.noService, "no-service", false, "set up everything but the service, and say how to run memoryd yourself")
+	fl.BoolVar(&o.sync, "sync", false, "turn sync on (sync.enabled: true): the daemon pulls and pushes the notes repository's upstream")
+	fl.BoolVar(&o.noSync, "no-sync", false, "leave sync off (sync.enabled: false) without asking")
+	return cmd
+}
+
+func newCmdUninstall(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the service and every agent's wiring; memory files, repository and config stay.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runUninstall(cmd.Context(), a) },
+	}
+}
+
+// newCmdsControl are start, stop and restart.
+func newCmdsControl(a *app) []*cobra.Command {
+	var cmds []*cobra.Command
 	for _, c := range []struct {
 		name, summary string
 		f             func(context.Context, install.Options) error
@@ -47,19 +64,25 @@ func init() {
 		{"stop", "Stop the service until the next login or start; without one, the background memoryd.", install.Stop},
 		{"restart", "Restart the service (after upgrading the binary); without one, the background memoryd.", install.Restart},
 	} {
-		register(&command{name: c.name, summary: c.summary, run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-			return runControl(ctx, e, fs, c.name, c.f)
-		}})
+		cmds = append(cmds, &cobra.Command{
+			Use:   c.name,
+			Short: c.summary,
+			Args:  argsAtMost(0),
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runControl(cmd.Context(), a, c.name, c.f)
+			},
+		})
 	}
+	return cmds
 }
 
 // installOptions fills install.Options from the environment and flags.
-func installOptions(e env, fs *flag.FlagSet, memoryDir string) (install.Options, error) {
+func installOptions(e env, g globalFlags, memoryDir string) (install.Options, error) {
 	home := e.getenv("HOME")
 	if home == "" {
 		return install.Options{}, errors.New("HOME is not set")
 	}
-	cfgPath := flagString(fs, "config")
+	cfgPath := g.config
 	if cfgPath == "" {
 		cfgPath = defaultConfigPath(e)
 	}
@@ -102,12 +125,12 @@ func isWSL(e env) bool {
 
 // installMemoryDir finds the folder install should set up: the flag, else
 // MEMORY_DIR, else the config file's memory_dir.
-func installMemoryDir(e env, fs *flag.FlagSet) (string, error) {
+func installMemoryDir(e env, g globalFlags) (string, error) {
 	cfg := config.Default()
-	if dir := flagString(fs, "memory-dir"); dir != "" {
+	if dir := g.memoryDir; dir != "" {
 		// A broken config file must not stop install from mending it.
 		cfg.MemoryDir = dir
-	} else if c, _, err := readConfig(e, fs); err != nil {
+	} else if c, _, err := readConfig(e, g); err != nil {
 		return "", err
 	} else {
 		cfg = c
@@ -121,8 +144,9 @@ func installMemoryDir(e env, fs *flag.FlagSet) (string, error) {
 	return filepath.Abs(cfg.MemoryDir)
 }
 
-func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	dir, err := installMemoryDir(e, fs)
+func runInstall(ctx context.Context, fl *installFlags) error {
+	e := fl.env
+	dir, err := installMemoryDir(e, fl.global)
 	if err != nil {
 		return err
 	}
@@ -131,17 +155,13 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 			return err
 		}
 	}
-	o, err := installOptions(e, fs, dir)
+	o, err := installOptions(e, fl.global, dir)
 	if err != nil {
 		return err
 	}
-	o.OpenCode = flagString(fs, "opencode") == "true"
-	o.Claude = flagString(fs, "claude") == "true"
-	o.Codex = flagString(fs, "codex") == "true"
-	o.KeepClaudeMemory = flagBool(fs, "keep-claude-memory")
-	o.GitInit = flagString(fs, "git-init") == "true"
-	o.NoService = flagString(fs, "no-service") == "true"
-	if o.Sync, err = installSync(ctx, e, fs, dir); err != nil {
+	o.OpenCode, o.Claude, o.Codex, o.KeepClaudeMemory = fl.opencode, fl.claude, fl.codex, fl.keepClaudeMemory
+	o.GitInit, o.NoService = fl.gitInit, fl.noService
+	if o.Sync, err = installSync(ctx, fl, dir); err != nil {
 		return err
 	}
 	r, err := install.Install(ctx, o)
@@ -159,14 +179,15 @@ func runInstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	return nil
 }
 
-func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	dir, _ := installMemoryDir(e, fs) // only used to find OpenCode's instructions
-	o, err := installOptions(e, fs, dir)
+func runUninstall(ctx context.Context, a *app) error {
+	e := a.env
+	dir, _ := installMemoryDir(e, a.global) // only used to find OpenCode's instructions
+	o, err := installOptions(e, a.global, dir)
 	if err != nil {
 		return err
 	}
 	_, err = install.Uninstall(ctx, o)
-	if f, ferr := openFolder(e, fs); ferr == nil {
+	if f, ferr := openFolder(e, a.global); ferr == nil {
 		err = errors.Join(err, stopHandRun(e.stdout, f))
 	}
 	return err
@@ -177,8 +198,8 @@ func runUninstall(ctx context.Context, e env, fs *flag.FlagSet, args []string) e
 // config file says nothing of sync.enabled, the person's answer when
 // install runs in a terminal, or nothing and a hint when it does not.
 // nil means leave the config file as it is.
-func installSync(ctx context.Context, e env, fs *flag.FlagSet, dir string) (*bool, error) {
-	on, off := flagBool(fs, "sync"), flagBool(fs, "no-sync")
+func installSync(ctx context.Context, fl *installFlags, dir string) (*bool, error) {
+	e, on, off := fl.env, fl.sync, fl.noSync
 	switch {
 	case on && off:
 		return nil, usageError{"--sync and --no-sync contradict each other: give one"}
@@ -189,7 +210,7 @@ func installSync(ctx context.Context, e env, fs *flag.FlagSet, dir string) (*boo
 	if err != nil || mf.Repo() == nil {
 		return nil, nil // no folder or repository (yet): nothing to sync with
 	}
-	cfg, _, _ := readConfig(e, fs)
+	cfg, _, _ := readConfig(e, fl.global)
 	target, err := gitsync.Target(ctx, mf.Repo(), cfg.Sync.Remote)
 	if err != nil || cfg.Origin("sync.enabled").Source != config.FromDefault {
 		return nil, nil

@@ -3,41 +3,47 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 
+	"github.com/spf13/cobra"
+
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "logs",
-		args:    "[-f] [-n N]",
-		summary: "Show the daemon's last log lines, or follow them (-f): the service's journal or log file, else the state folder's.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("f", false, "follow: keep printing new lines until Ctrl-C")
-			fs.Int("n", 50, "show the last N lines")
-		},
-		run: runLogs,
-	})
+type logsOptions struct {
+	*app
+	follow bool
+	n      int
+}
+
+func newCmdLogs(a *app) *cobra.Command {
+	o := &logsOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "logs [-f] [-n N]",
+		Short: "Show the daemon's last log lines, or follow them (-f): the service's journal or log file, else the state folder's.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runLogs(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVarP(&o.follow, "follow", "f", false, "follow: keep printing new lines until Ctrl-C")
+	cmd.Flags().IntVarP(&o.n, "lines", "n", 50, "show the last `N` lines")
+	return cmd
 }
 
 // runLogs shows the log where the running daemon writes it: when the
 // service is installed and its manager answers, the journal (systemd) or
 // the agent's log file (launchd); otherwise the log file every `memoryd
 // run` keeps in the state folder.
-func runLogs(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	n, err := strconv.Atoi(flagString(fs, "n"))
-	if err != nil || n < 0 {
+func runLogs(ctx context.Context, o *logsOptions) error {
+	e, n, follow := o.env, o.n, o.follow
+	if n < 0 {
 		return usageError{"-n must be a number of lines, 0 or more"}
 	}
-	follow := flagString(fs, "f") == "true"
 	svc := lookupService(ctx, e)
 	if svc.installed() && svc.err == nil {
 		switch svc.st.Platform {
@@ -50,7 +56,7 @@ func runLogs(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 			})
 		}
 	}
-	f, err := openFolder(e, fs)
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}

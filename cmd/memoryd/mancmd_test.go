@@ -2,72 +2,74 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
-// TestManPageListsEveryCommandAndFlag: the manual page is made from the
-// commands' definitions, so every command help lists and each of its
-// flags is in it, and no text line can be taken for a roff request.
+// TestManPageListsEveryCommandAndFlag: the manual pages are made by
+// cobra/doc from the commands' definitions, so every command help lists
+// has its page in `memoryd man`, with each of its flags.
 func TestManPageListsEveryCommandAndFlag(t *testing.T) {
+	root := newRootCmd(&app{})
+	root.DisableAutoGenTag = true
+	date := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
-	writeManPage(&b, "v1.2.3", time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC))
+	if err := writeManPages(&b, root, &doc.GenManHeader{Section: "1", Date: &date, Source: "memoryd v1.2.3", Manual: "User Commands"}); err != nil {
+		t.Fatal(err)
+	}
 	page := b.String()
-	if !strings.HasPrefix(page, `.TH MEMORYD 1 "2026-11-26" "memoryd v1.2.3"`) {
-		t.Errorf("title line: %q", strings.SplitN(page, "\n", 2)[0])
+	if first := strings.SplitN(strings.TrimPrefix(page, ".nh\n"), "\n", 2)[0]; first != `.TH "MEMORYD" "1" "Nov 2026" "memoryd v1.2.3" "User Commands"` {
+		t.Errorf("title line: %q", first)
 	}
 	listed := 0
-	for name, c := range commands {
-		if c.hidden {
-			if strings.Contains(page, ".SS memoryd "+name+"\n") || strings.Contains(page, ".SS memoryd "+name+" ") {
-				t.Errorf("hidden command %s is in the page", name)
+	for _, c := range root.Commands() {
+		name := c.Name()
+		title := fmt.Sprintf(".TH \"MEMORYD-%s\"", strings.ToUpper(name))
+		at := strings.Index(page, title)
+		if !c.IsAvailableCommand() {
+			if at >= 0 {
+				t.Errorf("hidden command %s is in the pages", name)
 			}
 			continue
 		}
 		listed++
-		at := strings.Index(page, ".SS "+roffText(strings.TrimSpace("memoryd "+c.name+" "+c.args))+"\n")
 		if at < 0 {
-			t.Errorf("command %s is not in the page", name)
+			t.Errorf("command %s is not in the pages", name)
 			continue
 		}
-		section := page[at:]
-		if next := strings.Index(section[4:], ".SS "); next >= 0 {
-			section = section[:next+4]
+		section := page[at+len(title):]
+		if next := strings.Index(section, ".TH "); next >= 0 {
+			section = section[:next]
 		}
-		newFlagSet(c).VisitAll(func(f *flag.Flag) {
-			flagName, _ := describeFlag(f)
-			if !strings.Contains(section, ".B "+roffText(flagName)+"\n") {
-				t.Errorf("memoryd %s: flag %s is not in its section", name, flagName)
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !strings.Contains(section, `\fB--`+f.Name+`\fP`) {
+				t.Errorf("memoryd %s: flag --%s is not in its page", name, f.Name)
 			}
 		})
 	}
-	if listed < 20 {
+	if listed < 25 {
 		t.Errorf("only %d commands listed", listed)
-	}
-	requests := map[string]bool{".TH": true, ".SH": true, ".SS": true, ".TP": true, ".B": true, ".I": true}
-	for i, line := range strings.Split(strings.TrimSuffix(page, "\n"), "\n") {
-		if strings.HasPrefix(line, ".") || strings.HasPrefix(line, "'") {
-			if !requests[strings.Fields(line)[0]] {
-				t.Errorf("line %d is an unknown request: %q", i+1, line)
-			}
-		}
 	}
 }
 
-// TestRoffText: text that would be a request, a backslash and hyphens are
-// escaped.
-func TestRoffText(t *testing.T) {
-	for in, want := range map[string]string{
-		".hidden":      `\&.hidden`,
-		"'quoted":      `\&'quoted`,
-		`a\b`:          `a\eb`,
-		"--memory-dir": `\-\-memory\-dir`,
-		"two\nlines":   "two lines",
-	} {
-		if got := roffText(in); got != want {
-			t.Errorf("roffText(%q) = %q, want %q", in, got, want)
+// TestManDir: `memoryd man --dir DIR` writes one page a command, as
+// releases pack them.
+func TestManDir(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if code := run(t.Context(), []string{"man", "--dir", dir}, env{getenv: func(string) string { return "" }, stdout: &bytes.Buffer{}, stderr: &stderr}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{"memoryd.1", "memoryd-add.1", "memoryd-why.1"} {
+		if data, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !bytes.Contains(data, []byte(".TH ")) {
+			t.Errorf("%s: %v", f, err)
 		}
 	}
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/mcpserver"
@@ -15,20 +16,22 @@ import (
 	"github.com/memoryd/memoryd/internal/search"
 )
 
-func init() {
-	register(&command{
-		name:    "mcp",
-		summary: "Serve the memory to an agent as an MCP server on stdin and stdout (agents start it; memoryd install wires it).",
-		run:     runMCP,
-	})
+func newCmdMCP(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the memory to an agent as an MCP server on stdin and stdout (agents start it; memoryd install wires it).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runMCP(cmd.Context(), a) },
+	}
 }
 
 // runMCP serves until the client closes stdin or a signal comes. Start-up
 // reads the configuration and resolves the folder, nothing more: every
 // agent session starts this process, so the search index is opened on the
 // first search and the files are read by the call that needs them.
-func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+func runMCP(ctx context.Context, a *app) error {
+	e := a.env
+	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
@@ -25,17 +27,23 @@ import (
 	"github.com/memoryd/memoryd/internal/usage"
 )
 
-func init() {
-	register(&command{
-		name:    "recall",
-		args:    "[--project-only] [--format=auto|json|text]",
-		summary: "Agent hook: read the prompt's JSON on stdin, print the few relevant facts the session has not seen (nothing on any error).",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("project-only", false, "the session loaded MEMORY.md itself and `memoryd context --project-only` (Codex, OpenCode); default: `memoryd context` (Claude Code)")
-			enumFlag(fs, "format", "auto", []string{"auto", "json", "text"}, "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
-		},
-		run: runRecall,
-	})
+type recallOptions struct {
+	*app
+	projectOnly bool
+	format      string
+}
+
+func newCmdRecall(a *app) *cobra.Command {
+	o := &recallOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "recall [--project-only] [--format=auto|json|text]",
+		Short: "Agent hook: read the prompt's JSON on stdin, print the few relevant facts the session has not seen (nothing on any error).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runRecall(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.projectOnly, "project-only", false, "the session loaded MEMORY.md itself and `memoryd context --project-only` (Codex, OpenCode); default: `memoryd context` (Claude Code)")
+	enumFlag(cmd, &o.format, "format", "auto", []string{"auto", "json", "text"}, "`FORMAT` of the answer: json (hookSpecificOutput.additionalContext, for Claude Code and Codex), text, or auto (json when the input names a hook event)")
+	return cmd
 }
 
 // Files of recall: the sessions' record in the memory folder's state
@@ -55,39 +63,22 @@ const recallCandidates = 12
 // error, a broken configuration, an unreadable folder or the time-out
 // ends it with exit 0 and nothing printed, the reason in recall.log — a
 // memory that cannot answer must never stop an agent's prompt.
-func runRecall(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+func runRecall(ctx context.Context, o *recallOptions) error {
+	e := o.env
 	start := time.Now()
 	log := recallLogger(e)
 	timeout := config.Default().Recall.Timeout.D()
-	cfg, _, cfgErr := loadConfig(e, fs)
+	cfg, _, cfgErr := loadConfig(e, o.global)
 	if cfgErr == nil {
 		timeout = cfg.Recall.Timeout.D()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type answer struct {
-		out  string
-		note string
-		err  error
-	}
-	done := make(chan answer, 1)
-	// The work runs beside the clock so that a call that ignores ctx (a
-	// lock, a slow disk) cannot hold the prompt past the time-out; the
-	// process ends right after, taking it along.
-	go func() {
+	a := recallWithin(ctx, timeout, func(ctx context.Context) recallResult {
 		if cfgErr != nil {
-			done <- answer{err: cfgErr}
-			return
+			return recallResult{err: cfgErr}
 		}
-		out, note, err := recallAnswer(ctx, e, fs, cfg)
-		done <- answer{out, note, err}
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		a.err = fmt.Errorf("timed out after %s (recall.timeout)", timeout)
-	}
+		out, note, err := recallAnswer(ctx, o, cfg)
+		return recallResult{out, note, err}
+	})
 	took := time.Since(start).Round(time.Millisecond)
 	if a.err != nil {
 		log.Warn("recall: nothing added", "reason", a.err.Error(), "took", took)
@@ -98,6 +89,30 @@ func runRecall(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		io.WriteString(e.stdout, a.out)
 	}
 	return nil
+}
+
+// recallResult is what recall prints, what it logs, or why it printed nothing.
+type recallResult struct {
+	out  string
+	note string
+	err  error
+}
+
+// recallWithin runs answer with a deadline of timeout. The work runs
+// beside the clock so that a call that ignores ctx (a lock, a slow disk)
+// cannot hold the prompt past the time-out; the process ends right after,
+// taking it along.
+func recallWithin(ctx context.Context, timeout time.Duration, answer func(context.Context) recallResult) recallResult {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan recallResult, 1)
+	go func() { done <- answer(ctx) }()
+	select {
+	case a := <-done:
+		return a
+	case <-ctx.Done():
+		return recallResult{err: fmt.Errorf("timed out after %s (recall.timeout)", timeout)}
+	}
 }
 
 // recallLogger appends to $XDG_STATE_HOME/memoryd/recall.log, or discards
@@ -115,12 +130,9 @@ func recallLogger(e env) *slog.Logger {
 // recallAnswer does the work: the prompt, the facts it matches, those the
 // session already has dropped, the answer in the hook's format. note says
 // what happened, for the log.
-func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Config) (out, note string, err error) {
-	data, err := io.ReadAll(io.LimitReader(e.stdin, recallInputMax))
-	if err != nil {
-		return "", "", fmt.Errorf("read the hook's input: %w", err)
-	}
-	in, err := recall.ParseInput(data)
+func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
+	e := o.env
+	in, err := readRecallInput(e.stdin)
 	if err != nil {
 		return "", "", err
 	}
@@ -131,32 +143,67 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 	if len(words) == 0 {
 		return "", "nothing to look for in the prompt", nil
 	}
-	f, err := readFolder(e, fs)
+	f, err := readFolder(e, o.global)
 	if err != nil {
 		return "", "", err
 	}
-	cwd := in.Cwd
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return "", "", err
-		}
-	}
+	cwd := cmp.Or(in.Cwd, workDir())
 	slug := project.Slug(cwd)
 	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates, Embedder: embedder(f)})
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}
-	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, flagBool(fs, "project-only"), f.indexHold())
+	skip, err := sessionHas(f, cfg, slug, in.SessionID, o.projectOnly)
 	if err != nil {
-		return "", "", fmt.Errorf("read the session's index: %w", err)
+		return "", "", err
+	}
+	cands := recallFacts(f, hits, skip, cwd)
+	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
+	if text == "" {
+		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil
+	}
+	files, err := recordRecalled(ctx, f, in.SessionID, shown)
+	if err != nil {
+		return "", "", err
+	}
+	out, err = recallOutput(o.format, in.Event, text)
+	return out, "added " + strings.Join(files, ", "), err
+}
+
+// recordRecalled notes the facts shown as given to the session, and used.
+func recordRecalled(ctx context.Context, f *folder, session string, shown []recall.Fact) ([]string, error) {
+	var files []string
+	for _, s := range shown {
+		files = append(files, s.File)
+	}
+	if session != "" {
+		if err := recordGiven(ctx, f.stateDir, session, files); err != nil {
+			return nil, fmt.Errorf("record what the session was given: %w", err)
+		}
+	}
+	f.countUse(usage.Recall, files...)
+	return files, nil
+}
+
+// sessionHas says whether the session has a fact already: in the indexes
+// it loaded, or given by an earlier prompt.
+func sessionHas(f *folder, cfg config.Config, slug, session string, projectOnly bool) (func(file string) bool, error) {
+	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, projectOnly, f.indexHold())
+	if err != nil {
+		return nil, fmt.Errorf("read the session's index: %w", err)
 	}
 	var given recall.Sessions
-	if in.SessionID != "" {
+	if session != "" {
 		// An unreadable record is as good as none: recordGiven starts
 		// a new one.
 		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
 	}
-	skip := func(file string) bool { return loaded[file] || given.Given(in.SessionID, file) }
+	return func(file string) bool { return loaded[file] || given.Given(session, file) }, nil
+}
+
+// recallFacts reads the hits that skip does not leave out, as recall's
+// candidates, each marked when its cited files changed.
+func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd string) []recall.Fact {
 	var cands []recall.Fact
 	chk := cite.NewChecker(cwd)
 	g := f.gate()
@@ -177,23 +224,16 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 			cands = append(cands, fact)
 		}
 	}
-	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
-	if text == "" {
-		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil
+	return cands
+}
+
+// readRecallInput reads and parses the hook's input.
+func readRecallInput(r io.Reader) (recall.Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	if err != nil {
+		return recall.Input{}, fmt.Errorf("read the hook's input: %w", err)
 	}
-	var files []string
-	for _, s := range shown {
-		files = append(files, s.File)
-	}
-	if in.SessionID != "" {
-		if err := recordGiven(ctx, f.stateDir, in.SessionID, files); err != nil {
-			return "", "", fmt.Errorf("record what the session was given: %w", err)
-		}
-	}
-	f.countUse(usage.Recall, files...)
-	note = "added " + strings.Join(files, ", ")
-	out, err = recallOutput(flagString(fs, "format"), in.Event, text)
-	return out, note, err
+	return recall.ParseInput(data)
 }
 
 // recallOutput is text in the format the caller reads: Claude Code and

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
@@ -20,43 +21,71 @@ import (
 	"github.com/memoryd/memoryd/internal/usage"
 )
 
-func init() {
-	register(&command{
-		name:    "search",
-		args:    "[--project=SLUG] [--all] [--type=T] [--all-versions] [-n=N] [--json] [--explain] WORDS...",
-		summary: "Search the facts: name and description weigh most; the current project's facts first.",
-		flags: func(fs *flag.FlagSet) {
-			scopeFlags(fs)
-			fs.Int("n", search.DefaultLimit, "at most `N` results")
-			fs.Bool("explain", false, "show why each fact ranked where it did: the words matched, how, where, and their scores")
-			fs.Bool("all-versions", false, "superseded facts too (metadata.superseded_by), each marked with the fact that replaced it")
-		},
-		run: runSearch,
-	})
-	register(&command{
-		name:    "list",
-		args:    "[--project=SLUG] [--all] [--type=T] [--unused=AGE] [--json]",
-		summary: "List the facts: the global ones and the current project's (--all: every project's).",
-		flags: func(fs *flag.FlagSet) {
-			scopeFlags(fs)
-			fs.String("unused", "", "only the facts no agent used for `AGE` (such as 60d or 36h); a fact never used counts from its metadata.updated date")
-		},
-		run: runList,
-	})
+type searchOptions struct {
+	*app
+	scopeOptions
+	words       []string
+	n           int
+	explain     bool
+	allVersions bool
 }
 
-// scopeFlags are the flags that say which facts a command looks at.
-func scopeFlags(fs *flag.FlagSet) {
-	fs.String("project", "", "the project `SLUG` (default: the current directory's project)")
-	fs.Bool("all", false, "every project's facts too")
-	enumFlag(fs, "type", "", index.Types, "only facts of this `TYPE`: user, feedback, project or reference")
-	fs.Bool("json", false, "print JSON")
+func newCmdSearch(a *app) *cobra.Command {
+	o := &searchOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "search [--project=SLUG] [--all] [--type=T] [--all-versions] [-n=N] [--json] [--explain] WORDS...",
+		Short: "Search the facts: name and description weigh most; the current project's facts first.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.words = args
+			return runSearch(cmd.Context(), o)
+		},
+	}
+	scopeFlags(cmd, a, &o.scopeOptions)
+	cmd.Flags().IntVarP(&o.n, "limit", "n", search.DefaultLimit, "at most `N` results")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "show why each fact ranked where it did: the words matched, how, where, and their scores")
+	cmd.Flags().BoolVar(&o.allVersions, "all-versions", false, "superseded facts too (metadata.superseded_by), each marked with the fact that replaced it")
+	return cmd
+}
+
+type listOptions struct {
+	*app
+	scopeOptions
+	unused string
+}
+
+func newCmdList(a *app) *cobra.Command {
+	o := &listOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "list [--project=SLUG] [--all] [--type=T] [--unused=AGE] [--json]",
+		Short: "List the facts: the global ones and the current project's (--all: every project's).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), o) },
+	}
+	scopeFlags(cmd, a, &o.scopeOptions)
+	cmd.Flags().StringVar(&o.unused, "unused", "", "only the facts no agent used for `AGE` (such as 60d or 36h); a fact never used counts from its metadata.updated date")
+	return cmd
+}
+
+// scopeOptions are the flags that say which facts a command looks at.
+type scopeOptions struct {
+	project string
+	all     bool
+	typ     string
+	json    bool
+}
+
+func scopeFlags(cmd *cobra.Command, a *app, o *scopeOptions) {
+	cmd.Flags().StringVar(&o.project, "project", "", "the project `SLUG` (default: the current directory's project)")
+	cmd.RegisterFlagCompletionFunc("project", completeProjects(a))
+	cmd.Flags().BoolVar(&o.all, "all", false, "every project's facts too")
+	enumFlag(cmd, &o.typ, "type", "", index.Types, "only facts of this `TYPE`: user, feedback, project or reference")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 }
 
 // scope is the project a command looks at, from --project or the current
 // directory.
-func scope(fs *flag.FlagSet) string {
-	if p := flagString(fs, "project"); p != "" {
+func (o scopeOptions) scope() string {
+	if p := o.project; p != "" {
 		return p
 	}
 	wd, err := os.Getwd()
@@ -66,18 +95,17 @@ func scope(fs *flag.FlagSet) string {
 	return project.Slug(wd)
 }
 
-func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+func runSearch(ctx context.Context, o *searchOptions) error {
+	e, args := o.env, o.words
 	if len(args) == 0 {
 		return usageError{"give the words to search for"}
 	}
-	f, err := readFolder(e, fs)
+	f, err := readFolder(e, o.global)
 	if err != nil {
 		return err
 	}
-	n, _ := strconv.Atoi(flagString(fs, "n"))
-	q := search.Query{Words: strings.Join(args, " "), Project: scope(fs),
-		All: flagString(fs, "all") == "true", Type: flagString(fs, "type"), Limit: n,
-		Explain: flagString(fs, "explain") == "true", AllVersions: flagBool(fs, "all-versions")}
+	q := search.Query{Words: strings.Join(args, " "), Project: o.scope(), All: o.all, Type: o.typ, Limit: o.n,
+		Explain: o.explain, AllVersions: o.allVersions}
 	q.Embedder = embedder(f)
 	hits, err := search.FindOrScan(ctx, f.stateDir, f.dir, q, func(err error) {
 		fmt.Fprintf(e.stderr, "memoryd: the search index cannot be used (%v); answered from the files\n", err)
@@ -95,28 +123,33 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	for i, h := range hits {
 		out[i] = hitJSON{Hit: h, staleness: stalenessOf(chk.File(f.dir, h.File))}
 	}
-	if flagString(fs, "json") == "true" {
+	if o.json {
 		return writeJSON(e.stdout, out)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
 	}
 	for _, h := range out {
-		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
-		if h.SupersededBy != "" {
-			fmt.Fprintf(e.stdout, "    superseded by %s\n", h.SupersededBy)
-		}
-		if h.Stale {
-			fmt.Fprintf(e.stdout, "    (%s)\n", h.Marker)
-		}
-		if h.Snippet != "" {
-			fmt.Fprintf(e.stdout, "    %s\n", h.Snippet)
-		}
-		if h.Explain != nil {
-			printExplain(e.stdout, h.Hit)
-		}
+		printHit(e.stdout, h)
 	}
 	return nil
+}
+
+// printHit is one search result as text.
+func printHit(w io.Writer, h hitJSON) {
+	printFact(w, h.File, h.Title, h.Name, h.Description, h.Project)
+	if h.SupersededBy != "" {
+		fmt.Fprintf(w, "    superseded by %s\n", h.SupersededBy)
+	}
+	if h.Stale {
+		fmt.Fprintf(w, "    (%s)\n", h.Marker)
+	}
+	if h.Snippet != "" {
+		fmt.Fprintf(w, "    %s\n", h.Snippet)
+	}
+	if h.Explain != nil {
+		printExplain(w, h.Hit)
+	}
 }
 
 // hitFiles are the files of hits, in order.
@@ -161,8 +194,17 @@ func rankText(r int) string {
 	return "#" + strconv.Itoa(r)
 }
 
-func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := readFolder(e, fs)
+func runList(ctx context.Context, o *listOptions) error {
+	e := o.env
+	var unused time.Duration
+	if a := o.unused; a != "" {
+		d, err := config.ParseDuration(a)
+		if err != nil || d <= 0 {
+			return usageError{fmt.Sprintf("--unused %q: give an age such as 60d or 36h", a)}
+		}
+		unused = d
+	}
+	f, err := readFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -170,27 +212,10 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	var unused time.Duration
-	if a := flagString(fs, "unused"); a != "" {
-		if unused, err = config.ParseDuration(a); err != nil || unused <= 0 {
-			return usageError{fmt.Sprintf("--unused %q: give an age such as 60d or 36h", a)}
-		}
-	}
-	slug, all, typ := scope(fs), flagString(fs, "all") == "true", flagString(fs, "type")
 	uses := f.uses()
-	now := time.Now()
-	var list []*index.Memory
-	for _, m := range snap.Memories {
-		if m.Superseded() {
-			continue // replaced: show and why read it, list does not
-		}
-		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
-			(unused == 0 || !touched(f.dir, m, uses).After(now.Add(-unused))) {
-			list = append(list, m)
-		}
-	}
+	list := o.pick(f.dir, snap, uses, unused)
 	chk := cite.NewChecker(workDir())
-	if flagString(fs, "json") == "true" {
+	if o.json {
 		return writeJSON(e.stdout, usedListJSON(list, uses, chk))
 	}
 	for _, m := range list {
@@ -200,9 +225,27 @@ func runList(ctx context.Context, e env, fs *flag.FlagSet, args []string) error 
 		}
 	}
 	if unused > 0 && len(list) == 0 {
-		fmt.Fprintf(e.stdout, "every fact was used in the last %s\n", flagString(fs, "unused"))
+		fmt.Fprintf(e.stdout, "every fact was used in the last %s\n", o.unused)
 	}
 	return nil
+}
+
+// pick is the facts list shows: in scope, of the type asked, not
+// superseded, and not used for unused (when it is not 0).
+func (o *listOptions) pick(dir string, snap index.Snapshot, uses map[string]usage.Use, unused time.Duration) []*index.Memory {
+	slug, all, typ := o.scope(), o.all, o.typ
+	now := time.Now()
+	var list []*index.Memory
+	for _, m := range snap.Memories {
+		if m.Superseded() {
+			continue // replaced: show and why read it, list does not
+		}
+		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
+			(unused == 0 || !touched(dir, m, uses).After(now.Add(-unused))) {
+			list = append(list, m)
+		}
+	}
+	return list
 }
 
 // workDir is the current directory, "" when it is gone.

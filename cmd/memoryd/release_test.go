@@ -81,11 +81,11 @@ func TestReleaseConfig(t *testing.T) {
 		t.Errorf("a test binary has buildVersion %q buildDate %q", buildVersion, buildDate)
 	}
 	hooks := strings.Join(cfg.Before.Hooks, "\n")
-	if !strings.Contains(hooks, "go run ./cmd/memoryd man > build/memoryd.1") {
-		t.Errorf("no hook writes the manual page:\n%s", hooks)
+	if !strings.Contains(hooks, "go run ./cmd/memoryd man --dir build/man") {
+		t.Errorf("no hook writes the manual pages:\n%s", hooks)
 	}
-	if commands["man"] == nil {
-		t.Error("the hook runs `memoryd man`, which is not a command")
+	if c, _, err := newRootCmd(&app{}).Find([]string{"man"}); err != nil || c.Name() != "man" || c.Flags().Lookup("dir") == nil {
+		t.Error("the hook runs `memoryd man --dir`, which is not a command")
 	}
 	if len(cfg.Archives) != 1 || !slices.Contains(cfg.Archives[0].Formats, "tar.gz") {
 		t.Fatalf("archives: %+v", cfg.Archives)
@@ -100,11 +100,11 @@ func TestReleaseConfig(t *testing.T) {
 			files = append(files, src)
 		}
 	}
-	for _, f := range []string{"LICENSE", "README.md", "CHANGELOG.md", "build/memoryd.1"} {
+	for _, f := range []string{"LICENSE", "README.md", "CHANGELOG.md", "build/man/*.1"} {
 		if !slices.Contains(files, f) {
 			t.Errorf("archive files %s lack %s", files, f)
 		}
-		if f != "build/memoryd.1" {
+		if f != "build/man/*.1" {
 			if _, err := os.Stat("../../" + f); err != nil {
 				t.Errorf("archived file: %v", err)
 			}

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"golang.org/x/term"
 
@@ -17,34 +18,43 @@ import (
 	"github.com/memoryd/memoryd/internal/index"
 )
 
-func init() {
-	register(&command{
-		name:    "review",
-		args:    "[accept|reject] [NAME] [--all] [--reason=TEXT] [--json]",
-		summary: "Review the facts that wait in _inbox/: one at a time on a terminal, or accept/reject by name.",
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("all", false, "accept or reject every fact in the inbox")
-			fs.String("reason", "", "why the fact is rejected (kept in the commit)")
-			fs.Bool("force", false, "accept even over a change made to the fact after the proposal")
-			fs.Bool("json", false, "list the facts that wait as JSON (no action)")
+type reviewOptions struct {
+	*app
+	args   []string // [accept|reject] [NAME]
+	all    bool
+	reason string
+	force  bool
+	json   bool
+}
+
+func newCmdReview(a *app) *cobra.Command {
+	o := &reviewOptions{app: a}
+	cmd := &cobra.Command{
+		Use:       "review [accept|reject] [NAME] [--all] [--reason=TEXT] [--json]",
+		Short:     "Review the facts that wait in _inbox/: one at a time on a terminal, or accept/reject by name.",
+		ValidArgs: reviewActions,
+		Args:      cobra.MatchAll(argsAtMost(2), oneOfArg(0, "action", reviewActions)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			return runReview(cmd.Context(), o)
 		},
-		run: runReview,
-	})
+	}
+	cmd.Flags().BoolVar(&o.all, "all", false, "accept or reject every fact in the inbox")
+	cmd.Flags().StringVar(&o.reason, "reason", "", "why the fact is rejected (kept in the commit)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "accept even over a change made to the fact after the proposal")
+	cmd.Flags().BoolVar(&o.json, "json", false, "list the facts that wait as JSON (no action)")
+	return cmd
 }
 
 // reviewActions are the actions review takes by name.
 var reviewActions = []string{"accept", "reject"}
 
-func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 {
-		if err := oneOf("action", args[0], reviewActions); err != nil {
-			return err
-		}
-		if flagBool(fs, "json") {
-			return usageError{"--json lists the facts that wait; it takes no action"}
-		}
+func runReview(ctx context.Context, o *reviewOptions) error {
+	e, args := o.env, o.args
+	if len(args) > 0 && o.json {
+		return usageError{"--json lists the facts that wait; it takes no action"}
 	}
-	f, w, err := factWriter(e, fs)
+	f, w, err := factWriter(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -52,9 +62,9 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
-	all := flagString(fs, "all") == "true"
+	all := o.all
 	switch {
-	case len(args) == 0 && flagBool(fs, "json"):
+	case len(args) == 0 && o.json:
 		return writeJSON(e.stdout, listJSON(inbox, cite.NewChecker(workDir())))
 	case len(args) == 0 && len(inbox) == 0:
 		fmt.Fprintln(e.stdout, "no facts wait for review")
@@ -73,7 +83,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return usageError{"name one fact, or give --all"}
 	}
 	for _, name := range reviewNames(args[1:], all, inbox) {
-		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, flagString(fs, "reason"), flagBool(fs, "force")); err != nil {
+		if err := reviewOne(ctx, e.stdout, f, w, args[0], name, o.reason, o.force); err != nil {
 			return err
 		}
 	}
@@ -121,15 +131,8 @@ func inboxOf(f *folder) ([]*index.Memory, error) {
 // reject, edit (then accept), skip, or quit.
 func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer, inbox []*index.Memory) error {
 	for i, m := range inbox {
-		data, err := index.ReadPlain(f.dir, m.File)
-		if err != nil {
+		if err := showProposal(e.stdout, f, m, fmt.Sprintf("(%d of %d)", i+1, len(inbox))); err != nil {
 			return err
-		}
-		fmt.Fprintf(e.stdout, "\n(%d of %d) %s", i+1, len(inbox), m.File)
-		if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
-			fmt.Fprintf(e.stdout, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
-		} else {
-			fmt.Fprintf(e.stdout, " — a new fact:\n%s", data)
 		}
 		fmt.Fprint(e.stdout, "\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ")
 		key, err := readKey(e.stdin)
@@ -160,6 +163,22 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 		if err != nil {
 			fmt.Fprintf(e.stderr, "memoryd review: %v\n", err)
 		}
+	}
+	return nil
+}
+
+// showProposal prints the proposal m, after its place in the inbox: the
+// change it makes to the fact of its name, or the new fact.
+func showProposal(w io.Writer, f *folder, m *index.Memory, place string) error {
+	data, err := index.ReadPlain(f.dir, m.File)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s %s", place, m.File)
+	if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
+		fmt.Fprintf(w, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
+	} else {
+		fmt.Fprintf(w, " — a new fact:\n%s", data)
 	}
 	return nil
 }

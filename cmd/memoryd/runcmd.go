@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/daemon"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
@@ -18,25 +19,29 @@ import (
 	"github.com/memoryd/memoryd/internal/watcher"
 )
 
-func init() {
-	register(&command{
-		name:    "run",
-		args:    "[--memory-dir DIR] [--config FILE]",
-		summary: "Run the daemon in the foreground (the service runs this).",
-		run:     runDaemon,
-	})
-	register(&command{
-		name:    "rebuild",
-		args:    "[--memory-dir DIR]",
-		summary: "Rebuild MEMORY.md once and exit.",
-		run:     runRebuild,
-	})
+func newCmdRun(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "run [--memory-dir DIR] [--config FILE]",
+		Short: "Run the daemon in the foreground (the service runs this).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runDaemon(cmd.Context(), a) },
+	}
 }
 
-func runDaemon(ctx context.Context, e env, fs *flag.FlagSet, args []string) (err error) {
+func newCmdRebuild(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rebuild [--memory-dir DIR]",
+		Short: "Rebuild MEMORY.md once and exit.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runRebuild(cmd.Context(), a) },
+	}
+}
+
+func runDaemon(ctx context.Context, a *app) (err error) {
+	e := a.env
 	out := &daemonLog{w: e.stderr}
 	e.stderr = out
-	f, err := openFolder(e, fs)
+	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
 	}
@@ -215,8 +220,9 @@ func closeAll(cs []io.Closer) {
 	}
 }
 
-func runRebuild(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+func runRebuild(ctx context.Context, a *app) error {
+	e := a.env
+	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,8 +49,9 @@ func noService(err error) bool {
 
 // runControl is start, stop or restart: the service's when one is
 // installed and its manager answers, else the background daemon's.
-func runControl(ctx context.Context, e env, fs *flag.FlagSet, verb string, service func(context.Context, install.Options) error) error {
-	o, err := installOptions(e, fs, "")
+func runControl(ctx context.Context, a *app, verb string, service func(context.Context, install.Options) error) error {
+	e := a.env
+	o, err := installOptions(e, a.global, "")
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func runControl(ctx context.Context, e env, fs *flag.FlagSet, verb string, servi
 	if !noService(err) {
 		return err
 	}
-	f, ferr := openFolder(e, fs)
+	f, ferr := openFolder(e, a.global)
 	if ferr != nil {
 		return fmt.Errorf("%w; and no background daemon can be %s: %w", err, map[string]string{"start": "started", "stop": "stopped", "restart": "restarted"}[verb], ferr)
 	}
@@ -73,14 +73,14 @@ func runControl(ctx context.Context, e env, fs *flag.FlagSet, verb string, servi
 	}
 	switch verb {
 	case "start":
-		return selfStart(e, fs, f, why)
+		return selfStart(e, a.global, f, why)
 	case "stop":
 		return selfStop(e, f)
 	default:
 		if err := selfStop(e, f); err != nil {
 			return err
 		}
-		return selfStart(e, fs, f, why)
+		return selfStart(e, a.global, f, why)
 	}
 }
 
@@ -88,7 +88,7 @@ func runControl(ctx context.Context, e env, fs *flag.FlagSet, verb string, servi
 // same --config and --memory-dir, and waits until it holds the folder's
 // lock; why says why there is no service. A daemon already running is
 // left as it is.
-func selfStart(e env, fs *flag.FlagSet, f *folder, why string) error {
+func selfStart(e env, g globalFlags, f *folder, why string) error {
 	if pid := state.InstancePID(f.stateDir, f.dir); pid > 0 || state.InstanceHeld(f.stateDir, f.dir) {
 		fmt.Fprintf(e.stdout, "memoryd is already running for %s (pid %d)\n", f.dir, pid)
 		return nil
@@ -98,8 +98,8 @@ func selfStart(e env, fs *flag.FlagSet, f *folder, why string) error {
 		return fmt.Errorf("find the memoryd binary: %w", err)
 	}
 	args := []string{"run"}
-	for _, name := range []string{"config", "memory-dir"} {
-		if v := flagString(fs, name); v != "" {
+	for name, v := range map[string]string{"config": g.config, "memory-dir": g.memoryDir} {
+		if v != "" {
 			abs, err := filepath.Abs(v)
 			if err != nil {
 				return err

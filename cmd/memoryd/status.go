@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"github.com/memoryd/memoryd/internal/shell"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/cost"
@@ -18,14 +19,16 @@ import (
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-func init() {
-	register(&command{
-		name:    "status",
-		args:    "[--json]",
-		summary: "Show the daemon's state: last rebuild and commit, churn, compaction, sessions, problems (exit 3: not running).",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the report as JSON, with absolute times") },
-		run:     runStatus,
-	})
+func newCmdStatus(a *app) *cobra.Command {
+	o := &jsonOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "status [--json]",
+		Short: "Show the daemon's state: last rebuild and commit, churn, compaction, sessions, problems (exit 3: not running).",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runStatus(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON, with absolute times")
+	return cmd
 }
 
 // statusReport is what `memoryd status --json` prints. Its times are
@@ -79,12 +82,28 @@ type compactReport struct {
 	NextCheckAt time.Time `json:"nextCheckAt,omitzero"` // while a daemon runs
 }
 
-func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	f, err := openFolder(e, fs)
+func runStatus(ctx context.Context, o *jsonOptions) error {
+	e := o.env
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
-	svc := lookupService(ctx, e)
+	r := buildStatus(ctx, f, lookupService(ctx, e))
+	if o.json {
+		if err := writeJSON(e.stdout, r); err != nil {
+			return err
+		}
+	} else {
+		printStatus(e.stdout, r, time.Now())
+	}
+	if !r.Running {
+		return exitError{code: exitNotRunning}
+	}
+	return nil
+}
+
+// buildStatus is the report on f, with svc the service's state.
+func buildStatus(ctx context.Context, f *folder, svc serviceInfo) statusReport {
 	r := statusReport{MemoryDir: f.dir, StateDir: f.stateDir, Problems: []string{}, Service: svc.describe(), cfgPath: f.cfgPath}
 	r.Running = state.InstanceHeld(f.stateDir, f.dir)
 	var st daemon.Status
@@ -113,17 +132,7 @@ func runStatus(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	} else {
 		r.Problems = append(r.Problems, r.notRunning(f, svc))
 	}
-	if flagString(fs, "json") == "true" {
-		if err := writeJSON(e.stdout, r); err != nil {
-			return err
-		}
-	} else {
-		printStatus(e.stdout, r, time.Now())
-	}
-	if !r.Running {
-		return exitError{code: exitNotRunning}
-	}
-	return nil
+	return r
 }
 
 // readHistory sets the last commit from git: the newest commit touching the
@@ -282,15 +291,7 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 		commit = fmt.Sprintf("%s %s: %s", c.Hash[:min(12, len(c.Hash))], relTime(c.At, now), c.Subject)
 	}
 	fmt.Fprintf(w, "last commit    %s\n", commit)
-	if c := r.Compaction; c.Enabled {
-		fmt.Fprintf(w, "compaction     churn %d of %d, last pass %s", c.Churn, c.ChurnLimit, relTime(c.LastPassAt, now))
-		if !c.NextCheckAt.IsZero() {
-			fmt.Fprintf(w, ", next check %s", relTime(c.NextCheckAt, now))
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
-	}
+	printCompaction(w, r.Compaction, now)
 	if r.Running && s != nil {
 		printSessions(w, s.Extraction, now)
 	}
@@ -305,6 +306,18 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 	printTokens(w, r.Tokens, now)
 	printUnused(w, r.Unused)
 	printProblems(w, r.Problems)
+}
+
+func printCompaction(w io.Writer, c compactReport, now time.Time) {
+	if !c.Enabled {
+		fmt.Fprintf(w, "compaction     off (last pass %s)\n", relTime(c.LastPassAt, now))
+		return
+	}
+	fmt.Fprintf(w, "compaction     churn %d of %d, last pass %s", c.Churn, c.ChurnLimit, relTime(c.LastPassAt, now))
+	if !c.NextCheckAt.IsZero() {
+		fmt.Fprintf(w, ", next check %s", relTime(c.NextCheckAt, now))
+	}
+	fmt.Fprintln(w)
 }
 
 func printSessions(w io.Writer, x daemon.ExtractStatus, now time.Time) {
@@ -388,7 +401,7 @@ type serviceInfo struct {
 }
 
 func lookupService(ctx context.Context, e env) serviceInfo {
-	o, err := installOptions(e, flag.NewFlagSet("", flag.ContinueOnError), "")
+	o, err := installOptions(e, globalFlags{}, "")
 	if err != nil {
 		return serviceInfo{err: err}
 	}

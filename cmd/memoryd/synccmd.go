@@ -3,24 +3,27 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/gitsync"
 )
 
-func init() {
-	register(&command{
-		name:    "sync",
-		args:    "[--json]",
-		summary: "Sync the memory with the notes repository's git remote now: pull, push, and say what was left for review.",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the result as JSON") },
-		run:     runSync,
-	})
+func newCmdSync(a *app) *cobra.Command {
+	o := &jsonOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "sync [--json]",
+		Short: "Sync the memory with the notes repository's git remote now: pull, push, and say what was left for review.",
+		Args:  argsAtMost(0),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runSync(cmd.Context(), o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	return cmd
 }
 
 // syncReport is what `memoryd sync --json` prints.
@@ -36,8 +39,9 @@ func newSyncer(f *folder, who string) *gitsync.Syncer {
 	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, Logger: f.log})
 }
 
-func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
-	f, err := openFolder(e, fs)
+func runSync(ctx context.Context, o *jsonOptions) error {
+	e := o.env
+	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
 	}
@@ -49,7 +53,7 @@ func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
 	if err != nil {
 		r.Error = err.Error()
 	}
-	if flagBool(fs, "json") {
+	if o.json {
 		if werr := writeJSON(e.stdout, r); werr != nil {
 			return werr
 		}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // Set by releases with -ldflags "-X main.buildVersion=v1.2.3 -X main.buildDate=2025-01-02T15:04:05Z".
@@ -15,11 +15,16 @@ var (
 	buildDate    = ""
 )
 
-func init() {
-	register(&command{name: "version", summary: "Print the version, commit, Go version and build date.", run: func(_ context.Context, e env, _ *flag.FlagSet, _ []string) error {
-		printVersion(e.stdout)
-		return nil
-	}})
+func newCmdVersion(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, commit, Go version and build date.",
+		Args:  argsAtMost(0),
+		RunE: func(*cobra.Command, []string) error {
+			printVersion(a.stdout)
+			return nil
+		},
+	}
 }
 
 // buildInfo is what the binary knows about its own build.

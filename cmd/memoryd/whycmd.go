@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/extractor"
@@ -16,25 +17,20 @@ import (
 	"github.com/memoryd/memoryd/internal/transcript"
 )
 
-func init() {
-	register(&command{
-		name:    "why",
-		args:    "NAME|FILE [--json]",
-		summary: "Show where a fact came from: its sources, the commits that touched it, the transcript it was drawn from.",
-		run:     runWhy,
-		flags: func(fs *flag.FlagSet) {
-			fs.Bool("json", false, "print JSON: the fact, its file, sources, commits and transcript excerpts")
-		},
-	})
+func newCmdWhy(a *app) *cobra.Command {
+	cmd, o := newFactCmd(a, "why NAME|FILE [--json]", "Show where a fact came from: its sources, the commits that touched it, the transcript it was drawn from.", runWhy)
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: the fact, its file, sources, commits and transcript excerpts")
+	return cmd
 }
 
-func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
-	m, data, f, err := findFact(e, fs, args)
+func runWhy(ctx context.Context, o *factOptions) error {
+	e := o.env
+	m, data, f, err := findFact(e, o.global, o.name)
 	if err != nil {
 		return err
 	}
 	note, data := shownFact(f, m, data) // the gate: a secret line [REDACTED]
-	if flagBool(fs, "json") {
+	if o.json {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
 	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, supersededLine(m))

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+type addOptions struct {
+	*app
+	fact       facts.Fact
+	replace    bool
+	noProject  bool
+	cites      string
+	supersedes string
+	args       []string
+}
+
+func newCmdAdd(a *app) *cobra.Command {
+	o := &addOptions{app: a}
+	cmd := &cobra.Command{
+		Use:   "add --type=T --name=N --description=D [--project=SLUG] [--global] [--replace|--supersedes=OLD] [--cites=PATH,...] [BODY|-]",
+		Short: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
+		Args:  exactArgs(1, "give the body as an argument, or - to read it from stdin"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			return runAdd(cmd.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	enumFlag(cmd, &o.fact.Type, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
+	fl.StringVar(&o.fact.Name, "name", "", "kebab-case name; the file is TYPE-NAME.md")
+	fl.StringVar(&o.fact.Description, "description", "", "the one line the index shows")
+	fl.BoolVar(&o.replace, "replace", false, "replace an existing fact of the same type and name")
+	fl.StringVar(&o.fact.Project, "project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
+	cmd.RegisterFlagCompletionFunc("project", completeProjects(a))
+	fl.BoolVar(&o.noProject, "global", false, "a fact for every project, even of type project")
+	fl.StringVar(&o.cites, "cites", "", "the files the fact rests on, comma-separated `PATH[#SYMBOL],...` (from the current directory, inside the fact's project); memoryd records their versions and marks the fact when they change")
+	fl.StringVar(&o.supersedes, "supersedes", "", "the `OLD` fact (NAME or FILE) this one replaces: OLD stays in the folder, marked superseded, out of every index and search")
+	cmd.RegisterFlagCompletionFunc("supersedes", func(_ *cobra.Command, _ []string, s string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return factNames(a, s), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func runAdd(ctx context.Context, o *addOptions) error {
+	e := o.env
+	body, err := bodyArg(e, o.args)
+	if err != nil {
+		return err
+	}
+	f, w, err := factWriter(e, o.global)
+	if err != nil {
+		return err
+	}
+	fact := o.factOf(body)
+	var d facts.Done
+	switch old := o.supersedes; {
+	case old != "" && o.replace:
+		return usageError{"give --replace or --supersedes, not both: --replace overwrites a fact of the same name, --supersedes keeps the old one beside the new"}
+	case old != "":
+		d, err = w.Supersede(ctx, fact, old)
+	default:
+		d, err = w.Save(ctx, fact, o.replace)
+	}
+	if err != nil {
+		return factError(err)
+	}
+	printDone(e.stdout, f, d)
+	if d.Superseded != "" {
+		fmt.Fprintf(e.stdout, "%s is superseded: kept in the folder, out of the indexes and search (memoryd undo brings it back)\n", d.Superseded)
+	}
+	return nil
+}
+
+// factOf is the fact the flags describe, with body.
+func (o *addOptions) factOf(body string) facts.Fact {
+	fact := o.fact
+	fact.Body = body
+	here := scopeOptions{}.scope
+	if o.noProject {
+		fact.Project = ""
+	} else if fact.Project == "" && fact.Type == "project" {
+		fact.Project = here()
+	}
+	if list := o.cites; strings.TrimSpace(list) != "" {
+		for _, p := range strings.Split(list, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				fact.Cites = append(fact.Cites, p)
+			}
+		}
+		if fact.Project == "" && fact.Type != "user" && !o.noProject {
+			// Cited paths belong to a project: a fact that cites
+			// files holds in the current directory's project.
+			fact.Project = here()
+		}
+	}
+	return fact
+}
+
+// bodyArg is the body given as the one argument (newCmdAdd checks there
+// is one), or read from stdin for "-".
+func bodyArg(e env, args []string) (string, error) {
+	if args[0] != "-" {
+		return args[0], nil
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, facts.MaxBody+1))
+	return string(b), err
+}
