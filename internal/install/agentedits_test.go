@@ -26,7 +26,9 @@ func TestUninstallKeepsAgentEdits(t *testing.T) {
 		{"config.toml", "# my own comment\nmodel = \"o3\"\n",
 			func(s string) string { return s + "\n[projects.\"/home/me/src\"]\ntrust_level = \"trusted\"\n" }},
 		{"AGENTS.md", "# My rules\n\n<!-- my own comment -->\nNever push on Fridays.\n",
-			func(s string) string { return strings.Replace(s, "Never push on Fridays.\n", "Never push on Fridays.\nTabs, not spaces.\n", 1) }},
+			func(s string) string {
+				return strings.Replace(s, "Never push on Fridays.\n", "Never push on Fridays.\nTabs, not spaces.\n", 1)
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
