@@ -63,3 +63,40 @@ func TestUninstallKeepsAgentEdits(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenCodeWiringJoinsTheUsersFile: OpenCode created an opencode.jsonc
+// holding only its "$schema" (as `opencode models` does on a machine
+// without a config), and the user's provider and model are in
+// opencode.json: install wires memoryd into opencode.json, leaves
+// OpenCode's file alone, the real OpenCode loads the wiring, and uninstall
+// gives both files back byte for byte.
+func TestOpenCodeWiringJoinsTheUsersFile(t *testing.T) {
+	e := agentsEnv(t)
+	paths := e.agentPaths()
+	own := "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}"
+	user := "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"model\": \"openai/gpt-5-mini\",\n" +
+		"  \"provider\": {\"openai\": {\"options\": {\"apiKey\": \"{env:OPENAI_API_KEY}\"}}}\n}\n"
+	writeFile(t, paths["opencode.jsonc"], own, 0o644)
+	writeFile(t, paths["opencode.json"], user, 0o644)
+	if _, err := e.install(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, paths["opencode.jsonc"]); got != own {
+		t.Fatalf("install changed OpenCode's own opencode.jsonc:\n%s", got)
+	}
+	wired := readFile(t, paths["opencode.json"])
+	for _, want := range []string{`"instructions"`, `"memoryd"`, `"model": "openai/gpt-5-mini"`} {
+		if !strings.Contains(wired, want) {
+			t.Fatalf("opencode.json lacks %s:\n%s", want, wired)
+		}
+	}
+	if got := openCodeConfig(t, e.opts.Home, e.opts.XDGConfigHome); !containsAll(got, Instructions(e.opts.MemoryDir)) {
+		t.Fatalf("opencode does not load memoryd's instructions: %q", got)
+	}
+	if _, err := e.uninstall(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, paths["opencode.json"]); got != user {
+		t.Fatalf("after uninstall opencode.json:\n%s\nwant:\n%s", got, user)
+	}
+}
