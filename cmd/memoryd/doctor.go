@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/config"
@@ -95,7 +96,7 @@ func doctorOptions(e env, fs *flag.FlagSet) (doctor.Options, func()) {
 	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
 	o.Provider = providerName(f)
 	if !flagBool(fs, "fresh") {
-		if mc, ok := doctor.LoadModelCheck(f.stateDir, o.Provider, f.cfg.LLM.BaseURL, time.Now()); ok {
+		if mc, ok := doctor.LoadModelCheck(f.stateDir, doctor.ModelCheckKey(o.Provider, f.cfg, os.Environ()), time.Now()); ok {
 			o.Cached = &mc
 		}
 	}
