@@ -156,7 +156,7 @@ func jobLLM(f *folder) (llm.Completer, []io.Closer, error) {
 		f.log.Warn("compaction and extraction are off: " + f.gitProblem())
 		return nil, nil, nil
 	}
-	client, provider, err := newLLM(f)
+	client, provider, err := newLLMLimited(f, f.cfg.LLM.DailyTokens)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -194,13 +194,17 @@ func effectiveProvider(cfg config.Config) (name, because string) {
 // every call in the state folder's ledger (cost.Counter): the daemon's,
 // the commands' and doctor's calls alike, so the daily budget and status
 // see all of them. It closes the provider when closed.
-func newLLM(f *folder) (llm.Completer, string, error) {
+func newLLM(f *folder) (llm.Completer, string, error) { return newLLMLimited(f, 0) }
+
+// newLLMLimited is newLLM whose calls stop once the day's tokens reach
+// limit (0: none): the daemon's jobs, checked before every call.
+func newLLMLimited(f *folder, limit int) (llm.Completer, string, error) {
 	provider := providerName(f)
 	c, err := llm.New(llmOptions(f, provider))
 	if err != nil {
 		return nil, provider, fmt.Errorf("llm: %w", err)
 	}
-	counted := cost.NewCounter(c, f.stateDir, f.log)
+	counted := cost.NewCounter(c, f.stateDir, f.log).WithDailyLimit(limit)
 	if provider == "opencode" && !f.modelResolved {
 		if lazy := newOpenCodeModel(f, counted); lazy != nil {
 			return lazy, provider, nil
