@@ -14,6 +14,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -63,8 +64,12 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	case len(args) == 0 && isTerminal(e.stdin) && isTerminal(e.stdout):
 		return reviewInteractively(ctx, e, f, w, inbox)
 	case len(args) == 0:
+		origins := gitsync.ReviewOrigins(f.stateDir)
 		for _, m := range inbox {
 			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+			if o, ok := origins[m.File]; ok {
+				fmt.Fprintf(e.stdout, "  %s\n", o.Line())
+			}
 		}
 		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
 		printUnusedHint(e.stdout, f)
@@ -120,12 +125,16 @@ func inboxOf(f *folder) ([]*index.Memory, error) {
 // reviewInteractively shows each inbox fact and takes one key: accept,
 // reject, edit (then accept), skip, or quit.
 func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer, inbox []*index.Memory) error {
+	origins := gitsync.ReviewOrigins(f.stateDir)
 	for i, m := range inbox {
 		data, err := index.ReadPlain(f.dir, m.File)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\n(%d of %d) %s", i+1, len(inbox), m.File)
+		if o, ok := origins[m.File]; ok {
+			fmt.Fprintf(e.stdout, " — %s", o.Line())
+		}
 		if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
 			fmt.Fprintf(e.stdout, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
 		} else {
