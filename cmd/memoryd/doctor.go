@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,7 +105,7 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 	o.Held = f.heldFacts
 	o.Provider = providerName(f)
 	if !opts.fresh {
-		if mc, ok := doctor.LoadModelCheck(f.stateDir, o.Provider, f.cfg.LLM.BaseURL, time.Now()); ok {
+		if mc, ok := doctor.LoadModelCheck(f.stateDir, doctor.ModelCheckKey(o.Provider, f.cfg, os.Environ()), time.Now()); ok {
 			o.Cached = &mc
 		}
 	}

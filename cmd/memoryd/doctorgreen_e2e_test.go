@@ -111,3 +111,47 @@ func must(t *testing.T, tool string) string {
 	}
 	return p
 }
+
+// TestDoctorModelCheckFollowsConfig: the model check is kept for what it
+// checked. With OpenCode on PATH and no model set anywhere, doctor says
+// once that extraction and compaction are off until one is set — not
+// used, not a problem; the user then sets a model in OpenCode's config
+// and the next doctor checks again at once and is green; a model set in
+// memoryd's config is checked again too.
+func TestDoctorModelCheckFollowsConfig(t *testing.T) {
+	w := newWorld(t)
+	bin := filepath.Join(w.home, "fakebin")
+	os.MkdirAll(bin, 0o755)
+	calls := filepath.Join(w.home, "opencode-models-calls")
+	ocConfig := filepath.Join(w.home, ".config", "opencode", "opencode.json")
+	// A stand-in for OpenCode that reads its real config file.
+	script := "#!/bin/sh\ncase \"$1\" in\n" +
+		"debug) cat " + ocConfig + " 2>/dev/null || echo '{}' ;;\n" +
+		"models) echo x >> " + calls + "; echo acme/small; echo acme/big ;;\n" +
+		"*) exit 1 ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, "opencode"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "MEMORY_LLM_PROVIDER=")
+	count := func() int { data, _ := os.ReadFile(calls); return strings.Count(string(data), "x") }
+
+	out, code := w.runCmd(nil, "doctor")
+	if !strings.Contains(out, "not used llm model: no model configured: extraction and compaction are off until ") ||
+		strings.Contains(out, "PROBLEM  llm model") || strings.Count(out, "llm model") != 1 {
+		t.Fatalf("doctor with no model anywhere (exit %d):\n%s", code, out)
+	}
+	os.MkdirAll(filepath.Dir(ocConfig), 0o755)
+	os.WriteFile(ocConfig, []byte(`{"model": "acme/big"}`), 0o644)
+	out, _ = w.runCmd(nil, "doctor")
+	if !strings.Contains(out, "ok       llm model: acme/big (checked now)") || count() != 2 {
+		t.Fatalf("doctor after a model was set in OpenCode: %d model lists asked\n%s", count(), out)
+	}
+	out, _ = w.runCmd(nil, "doctor")
+	if !strings.Contains(out, "ok       llm model: acme/big (checked ") || !strings.Contains(out, " ago;") || count() != 2 {
+		t.Fatalf("doctor with nothing changed asks again: %d model lists asked\n%s", count(), out)
+	}
+	out, _ = w.runCmd([]string{"MEMORY_EXTRACT_MODEL=acme/gone"}, "doctor")
+	if !strings.Contains(out, "PROBLEM  llm model: opencode does not offer acme/gone") || !strings.Contains(out, "checked now") || count() != 3 {
+		t.Fatalf("doctor after extract.model changed: %d model lists asked\n%s", count(), out)
+	}
+}

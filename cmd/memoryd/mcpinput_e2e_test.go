@@ -72,22 +72,27 @@ func TestMCPSurvivesBadInput(t *testing.T) {
 		t.Fatalf("initialize: %v", m)
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	for _, bad := range []string{
-		`this is not json {`,
-		`{}`,
-		`[]`,
-		`42`,
-		`{"jsonrpc":"2.0","id":7,"method":`,
-		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"` + strings.Repeat("A", 8<<20) + `"}}}`,
+	// Each error is a JSON-RPC response a client can match: "jsonrpc"
+	// "2.0" and the request's id, read from the start of the line where
+	// the line breaks or is cut after it, else null.
+	for _, c := range []struct{ bad, id string }{
+		{`this is not json {`, "null"},
+		{`{}`, "null"},
+		{`[]`, "null"},
+		{`42`, "null"},
+		{`{"jsonrpc":"2.0","id":7,"method":`, "7"},
+		{`{"jsonrpc":"2.0","id":"req-8","method":"tools/call","params":{"name":"memory_search","arguments":{"query":"` + strings.Repeat("A", 8<<20) + `"}}}`, `"req-8"`},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"memory_search","arguments":{"query":"` + strings.Repeat("A", 2<<20) + `"}},"id":9}`, "null"},
 	} {
-		what := fmt.Sprintf("%.40s", bad)
-		send(bad)
+		what := fmt.Sprintf("%.40s", c.bad)
+		send(c.bad)
 		m := answer(what)
-		if m["error"] == nil {
-			t.Errorf("%s: no error in %v", what, m)
+		id, hasID := m["id"]
+		if got, _ := json.Marshal(id); m["error"] == nil || m["jsonrpc"] != "2.0" || !hasID || string(got) != c.id {
+			t.Errorf("%s: want an error with jsonrpc 2.0 and id %s, got %v", what, c.id, m)
 		}
 	}
-	send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"` + strings.Repeat("zq", 250<<10) + `"}}}`)
+	send(`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"` + strings.Repeat("zq", 250<<10) + `"}}}`)
 	if m := answer("a 500 KB query"); m["result"] == nil && m["error"] == nil {
 		t.Errorf("a 500 KB query: %v", m)
 	}

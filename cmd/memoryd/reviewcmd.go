@@ -15,6 +15,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -73,8 +74,12 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	case len(args) == 0 && isTerminal(e.stdin) && isTerminal(e.stdout):
 		return reviewInteractively(ctx, e, f, w, inbox)
 	case len(args) == 0:
+		origins := gitsync.ReviewOrigins(f.stateDir)
 		for _, m := range inbox {
 			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+			if o, ok := origins[m.File]; ok {
+				fmt.Fprintf(e.stdout, "  %s\n", o.Line())
+			}
 		}
 		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
 		printUnusedHint(e.stdout, f)
@@ -130,8 +135,13 @@ func inboxOf(f *folder) ([]*index.Memory, error) {
 // reviewInteractively shows each inbox fact and takes one key: accept,
 // reject, edit (then accept), skip, or quit.
 func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer, inbox []*index.Memory) error {
+	origins := gitsync.ReviewOrigins(f.stateDir)
 	for i, m := range inbox {
-		if err := showProposal(e.stdout, f, m, fmt.Sprintf("(%d of %d)", i+1, len(inbox))); err != nil {
+		origin := ""
+		if o, ok := origins[m.File]; ok {
+			origin = o.Line()
+		}
+		if err := showProposal(e.stdout, f, m, fmt.Sprintf("(%d of %d)", i+1, len(inbox)), origin); err != nil {
 			return err
 		}
 		fmt.Fprint(e.stdout, "\n[a]ccept [r]eject [e]dit [s]kip [q]uit? ")
@@ -169,12 +179,15 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 
 // showProposal prints the proposal m, after its place in the inbox: the
 // change it makes to the fact of its name, or the new fact.
-func showProposal(w io.Writer, f *folder, m *index.Memory, place string) error {
+func showProposal(w io.Writer, f *folder, m *index.Memory, place, origin string) error {
 	data, err := index.ReadPlain(f.dir, m.File)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s %s", place, m.File)
+	if origin != "" {
+		fmt.Fprintf(w, " — %s", origin)
+	}
 	if cur, err := index.ReadPlain(f.dir, path.Base(m.File)); err == nil {
 		fmt.Fprintf(w, " — changes %s:\n%s", path.Base(m.File), facts.Diff(string(cur), string(data)))
 	} else {

@@ -44,6 +44,14 @@ func TestSyncConflictInSubfolderReviewAcceptsInPlace(t *testing.T) {
 	if !strings.Contains(b.read(fact), "make all") || !strings.Contains(b.read("_inbox/"+fact), "ninja") {
 		t.Fatalf("after the merge: fact %q, inbox %q", b.read(fact), b.read("_inbox/"+fact))
 	}
+	// Review says where the two versions come from: this machine's
+	// (its host name) and the remote's (its name and where it is).
+	host, _ := os.Hostname()
+	remote := b.git(b.notes, "config", "--get", "remote.origin.url")
+	want := "changed on both machines: this machine's version (" + host + ") vs the remote's (origin, " + remote + ")"
+	if out, code := b.runCmd(nil, "review"); code != 0 || !strings.Contains(out, "_inbox/"+fact) || !strings.Contains(out, want) {
+		t.Fatalf("review (%d) does not say %q:\n%s", code, want, out)
+	}
 	if out, code := b.runCmd(nil, "review", "accept", fact); code != 0 {
 		t.Fatalf("review accept (%d):\n%s", code, out)
 	}

@@ -36,7 +36,7 @@ type syncReport struct {
 // newSyncer is the folder's sync with its remote (sync.remote); who names
 // the process in the write lock.
 func newSyncer(f *folder, who string) *gitsync.Syncer {
-	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, Logger: f.log})
+	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, StateDir: f.stateDir, Logger: f.log})
 }
 
 func runSync(ctx context.Context, o *jsonOptions) error {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -40,12 +41,21 @@ type buildInfo struct {
 
 // moduleVersion is the version the go command recorded for the main module
 // — `go install github.com/memoryd/memoryd/cmd/memoryd@v1.2.3` records
-// v1.2.3 — or "" for a build from a checkout ("(devel)").
+// v1.2.3 — or "" for a build from a checkout: "(devel)", or the
+// pseudo-version Go 1.24+ makes of the checkout's commit
+// (v0.0.0-20261128010632-ecafa02adb4a, "+dirty" with changes), which the
+// version reads as dev-<commit>. A checkout at a clean tag keeps the tag.
 func moduleVersion(info *debug.BuildInfo) string {
 	if info == nil || info.Main.Version == "" || info.Main.Version == "(devel)" {
 		return ""
 	}
-	return info.Main.Version
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && (strings.HasSuffix(v, "+dirty") || len(s.Value) >= 12 && strings.Contains(v, s.Value[:12])) {
+			return ""
+		}
+	}
+	return v
 }
 
 func readBuildInfo() buildInfo {

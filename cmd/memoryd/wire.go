@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/compactor"
@@ -156,7 +155,7 @@ func jobLLM(f *folder) (llm.Completer, []io.Closer, error) {
 		f.log.Warn("compaction and extraction are off: " + f.gitProblem())
 		return nil, nil, nil
 	}
-	client, provider, err := newLLM(f)
+	client, provider, err := newLLMLimited(f, f.cfg.LLM.DailyTokens)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -194,69 +193,35 @@ func effectiveProvider(cfg config.Config) (name, because string) {
 // every call in the state folder's ledger (cost.Counter): the daemon's,
 // the commands' and doctor's calls alike, so the daily budget and status
 // see all of them. It closes the provider when closed.
-func newLLM(f *folder) (llm.Completer, string, error) {
+func newLLM(f *folder) (llm.Completer, string, error) { return newLLMLimited(f, 0) }
+
+// newLLMLimited is newLLM whose calls stop once the day's tokens reach
+// limit (0: none): the daemon's jobs, checked before every call.
+func newLLMLimited(f *folder, limit int) (llm.Completer, string, error) {
 	provider := providerName(f)
 	c, err := llm.New(llmOptions(f, provider))
 	if err != nil {
 		return nil, provider, fmt.Errorf("llm: %w", err)
 	}
-	counted := cost.NewCounter(c, f.stateDir, f.log)
+	counted := cost.NewCounter(c, f.stateDir, f.log).WithDailyLimit(limit)
 	if provider == "opencode" && !f.modelResolved {
-		if lazy := newOpenCodeModel(f, counted); lazy != nil {
-			return lazy, provider, nil
-		}
+		return llm.WithResolvedModel(counted, openCodeDefaults(f), func(ctx context.Context) string { return openCodeDefaultModel(ctx, f) }), provider, nil
 	}
 	return counted, provider, nil
 }
 
-// openCodeDefault is the client of the opencode provider when no model is
-// configured: the first request that names the default model asks OpenCode
-// which model the user has (openCodeModel) and every request then uses it.
-// Asking costs an `opencode debug config` of up to 30 s; asked when a job
-// first needs it, it never holds up the daemon's start (the watcher and the
-// commits), and a daemon that never runs a job never asks.
-type openCodeDefault struct {
-	llm.Completer
-	f        *folder
-	defaults map[string]bool // the configured model names that are defaults
-	once     sync.Once
-	model    string // OpenCode's model, "" when it has none or cannot say
-}
-
-// newOpenCodeModel wraps c, or returns nil when every model is configured.
-func newOpenCodeModel(f *folder, c llm.Completer) *openCodeDefault {
-	defaults := map[string]bool{}
-	for _, key := range []string{"extract.model", "compact.model"} {
-		if f.cfg.Origin(key).Source == config.FromDefault {
-			if key == "extract.model" {
-				defaults[f.cfg.Extract.Model] = true
-			} else {
-				defaults[f.cfg.Compact.Model] = true
-			}
-		}
+// openCodeDefaults are the configured model names left at their defaults:
+// the opencode provider resolves them to OpenCode's own model
+// (llm.WithResolvedModel).
+func openCodeDefaults(f *folder) []string {
+	var defaults []string
+	if f.cfg.Origin("extract.model").Source == config.FromDefault {
+		defaults = append(defaults, f.cfg.Extract.Model)
 	}
-	if len(defaults) == 0 {
-		return nil
+	if f.cfg.Origin("compact.model").Source == config.FromDefault {
+		defaults = append(defaults, f.cfg.Compact.Model)
 	}
-	return &openCodeDefault{Completer: c, f: f, defaults: defaults}
-}
-
-func (o *openCodeDefault) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if o.defaults[req.Model] {
-		o.once.Do(func() { o.model = openCodeDefaultModel(ctx, o.f) })
-		if o.model != "" {
-			req.Model = o.model
-		}
-	}
-	return o.Completer.Complete(ctx, req)
-}
-
-// Close closes the client it wraps.
-func (o *openCodeDefault) Close() error {
-	if c, ok := o.Completer.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
+	return defaults
 }
 
 // openCodeModel: with the opencode provider and no model configured, the
@@ -285,21 +250,9 @@ func setOpenCodeModel(f *folder, m string) {
 	f.cfg.Extract.Model = m
 }
 
-// openCodeDefaultModel asks OpenCode for the user's small_model, else
-// model, and says in the log what the jobs will use; "" when OpenCode has
-// none or cannot say.
+// openCodeDefaultModel is OpenCode's own model for f's jobs (llm.OpenCodeModel).
 func openCodeDefaultModel(ctx context.Context, f *folder) string {
-	m, err := llm.OpenCodeDefaultModel(ctx, "", os.Environ())
-	switch {
-	case err != nil:
-		f.log.Warn("could not read OpenCode's model; set extract.model", "err", err, "using", f.cfg.Extract.Model)
-		return ""
-	case m == "":
-		f.log.Warn("OpenCode has no small_model or model set; set extract.model (memoryd doctor lists what OpenCode offers)", "using", f.cfg.Extract.Model)
-		return ""
-	}
-	f.log.Info("using OpenCode's own model", "model", m)
-	return m
+	return llm.OpenCodeModel(ctx, os.Environ(), f.log, f.cfg.Extract.Model)
 }
 
 // llmOptions configures the client of provider for f.

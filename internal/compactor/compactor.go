@@ -219,6 +219,11 @@ type Result struct {
 	// Checkpoint is the commit undo returns to; Commit the compaction
 	// commit. Both "" when no commit was made.
 	Checkpoint, Commit string
+	// Stopped, when set, is why the pass asked no further batch (an
+	// error matching llm.ErrBudgetSpent): what the answered batches
+	// planned was applied, the rest waits for the next pass. Compact and
+	// Plan then return it.
+	Stopped error
 
 	badPlans, refused int // batches whose answer was unusable or refused
 }
@@ -261,7 +266,7 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 	for _, p := range todo {
 		res.count(p.Op)
 	}
-	return res, nil
+	return res, res.Stopped
 }
 
 // Compact runs one pass, as the package documentation describes.
@@ -289,7 +294,9 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 // (and state.ErrLocked or gitstore.ErrBusy) when another writer held the
 // write lock or git stayed busy past the wait; ErrNothingToDo when nothing was changed; ErrBadPlan when
 // no answer held a usable plan; ErrRefused when the only plans were
-// refused; an LLM error (nothing was changed). After the checkpoint, the
+// refused; an LLM error (nothing was changed); Result.Stopped, matching
+// llm.ErrBudgetSpent, when the day's token budget stopped the pass before
+// a batch (what the batches before it planned is applied and committed). After the checkpoint, the
 // pass finishes even if ctx is cancelled, so that no half-applied pass is
 // left uncommitted.
 func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
@@ -345,6 +352,9 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	if applyErr != nil {
 		return res, applyErr
 	}
+	if res.Stopped != nil {
+		return res, res.Stopped
+	}
 	if len(res.Applied) == 0 {
 		return res, ErrNothingToDo
 	}
@@ -379,6 +389,9 @@ func (c *Compactor) prepare(ctx context.Context, res *Result) ([]*planned, error
 		if p.skip == "" {
 			todo = append(todo, p)
 		}
+	}
+	if len(todo) == 0 && res.Stopped != nil {
+		return nil, res.Stopped
 	}
 	if len(todo) == 0 {
 		return nil, c.why(res)

@@ -2,6 +2,7 @@ package compactor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -45,6 +46,15 @@ func (c *Compactor) plan(ctx context.Context, snap index.Snapshot, res *Result, 
 			c.opts.Progress(i+1, len(batches), res.Tokens)
 		}
 		ops, err := c.ask(ctx, system, b, i+1, len(batches), res)
+		if errors.Is(err, llm.ErrBudgetSpent) {
+			// The day's budget is spent: no further request. What the
+			// answered batches planned is still applied; the pass says
+			// where it stopped.
+			res.Stopped = err
+			res.Problems = append(res.Problems, fmt.Sprintf("stopped before request %d of %d: %v", i+1, len(batches), errors.Unwrap(err)))
+			c.log.Warn("compaction stopped at the daily token budget", "request", i+1, "of", len(batches), "err", err)
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -66,6 +76,11 @@ func (c *Compactor) ask(ctx context.Context, system string, b *batch, n, total i
 	start := time.Now()
 	resp, err := c.opts.LLM.Complete(ctx, req)
 	res.LLMTime += time.Since(start)
+	if errors.Is(err, llm.ErrBudgetSpent) {
+		res.Calls--
+		res.CharsSent -= len(req.System) + len(req.Prompt)
+		return nil, fmt.Errorf("compaction: %w", err)
+	}
 	res.Tokens += resp.Tokens(req)
 	if err != nil {
 		return nil, fmt.Errorf("compaction: ask the model (request %d of %d): %w", n, total, err)

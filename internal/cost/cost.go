@@ -7,6 +7,8 @@ package cost
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sort"
@@ -21,15 +23,22 @@ import (
 // Counter is an llm.Completer that passes every call on and records what
 // it spent in the ledger of a state folder. Safe for concurrent use.
 //
-// A call that returns an answer is counted with Response.Tokens; a call
-// that fails is counted only with the tokens its provider reported (none
-// do today): a refused connection, a 429 or a timeout are not billed as a
-// prompt the model read.
+// A call that returns an answer is counted with Response.Tokens, and so is
+// one the provider answered with nothing usable (llm.ErrBilled: an empty
+// answer counts at least its prompt); another failure is counted only with
+// the tokens its provider reported: a refused connection, a 429 or a
+// timeout are not billed as a prompt the model read.
+//
+// With a daily limit (WithDailyLimit), every call is checked against the
+// day's tokens first — each batch of a compaction pass, each extraction —
+// and none is made once they reach it (an error matching
+// llm.ErrBudgetSpent).
 type Counter struct {
-	next llm.Completer
-	dir  string
-	log  *slog.Logger
-	now  func() time.Time
+	next  llm.Completer
+	dir   string
+	log   *slog.Logger
+	now   func() time.Time
+	limit int // the day's tokens at which calls stop; 0: no limit
 }
 
 var _ llm.Completer = (*Counter)(nil)
@@ -42,12 +51,44 @@ func NewCounter(next llm.Completer, stateDir string, log *slog.Logger) *Counter 
 	return &Counter{next: next, dir: stateDir, log: log.With("component", "cost"), now: time.Now}
 }
 
-// Complete asks next and records the call. A failure to record is logged
-// and does not fail the call: the answer has been paid for already.
+// WithDailyLimit makes c refuse calls once the day's tokens reach limit
+// (llm.daily_tokens; 0 or less: no limit) and returns c. The daemon's jobs
+// use it; a person's commands are not limited, but counted.
+func (c *Counter) WithDailyLimit(limit int) *Counter {
+	c.limit = max(limit, 0)
+	return c
+}
+
+// BudgetError is the error of a call not made because the day's tokens
+// reached the limit; it matches llm.ErrBudgetSpent.
+type BudgetError struct {
+	Spent, Limit int
+	ResumesAt    time.Time
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("daily token budget spent: %s of %s tokens today (llm.daily_tokens); no model call until %s",
+		Group(e.Spent), Group(e.Limit), e.ResumesAt.Format("2006-01-02 15:04"))
+}
+
+// Is makes a BudgetError match llm.ErrBudgetSpent.
+func (e *BudgetError) Is(target error) bool { return target == llm.ErrBudgetSpent }
+
+// Complete checks the day's budget, asks next and records the call. A
+// failure to record is logged and does not fail the call: the answer has
+// been paid for already. An unreadable ledger does not stop the call.
 func (c *Counter) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if c.limit > 0 {
+		led, err := state.ReadTokens(c.dir)
+		if err != nil {
+			c.log.Warn("token ledger unreadable; the daily budget is not checked for this call", "task", req.Task, "err", err)
+		} else if spent, over := Spent(led, c.limit, c.now()); over {
+			return llm.Response{}, &BudgetError{Spent: spent, Limit: c.limit, ResumesAt: NextDay(c.now())}
+		}
+	}
 	resp, err := c.next.Complete(ctx, req)
 	n := max(resp.InputTokens, 0) + max(resp.OutputTokens, 0)
-	if err == nil {
+	if err == nil || errors.Is(err, llm.ErrBilled) {
 		n = resp.Tokens(req)
 	}
 	if n > 0 || err == nil {

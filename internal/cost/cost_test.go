@@ -3,6 +3,8 @@ package cost
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 	_ "time/tzdata" // Europe/Berlin for the daylight saving case
@@ -131,5 +133,33 @@ func TestGroup(t *testing.T) {
 		if got := Group(n); got != want {
 			t.Errorf("Group(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestCounterHoldsTheDailyLimit: with a limit, no call is made once the
+// day's tokens reach it (the error says so and matches
+// llm.ErrBudgetSpent); a billed empty answer with no usage counts its
+// prompt.
+func TestCounterHoldsTheDailyLimit(t *testing.T) {
+	dir := t.TempDir()
+	calls := 0
+	next := &llm.Fake{CompleteFunc: func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		calls++
+		return llm.Response{InputTokens: -1, OutputTokens: -1}, fmt.Errorf("llm compact: %w", llm.ErrBilled)
+	}}
+	c := NewCounter(next, dir, nil).WithDailyLimit(100)
+	now := time.Date(2026, 5, 4, 10, 0, 0, 0, time.Local)
+	c.now = func() time.Time { return now }
+	req := llm.Request{Task: "compact", Prompt: strings.Repeat("x", 800)}
+	if _, err := c.Complete(context.Background(), req); !errors.Is(err, llm.ErrBilled) {
+		t.Fatalf("first call: %v", err)
+	}
+	led, _ := state.ReadTokens(dir)
+	if got := led.Total("2026-05-04"); got < 200 {
+		t.Fatalf("a billed empty answer counted %d tokens, less than its 800-byte prompt", got)
+	}
+	_, err := c.Complete(context.Background(), req)
+	if !errors.Is(err, llm.ErrBudgetSpent) || calls != 1 || !strings.Contains(err.Error(), "daily token budget spent: 200 of 100 tokens today") {
+		t.Fatalf("second call: %d calls made, err %v", calls, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/compactor"
+	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -80,6 +81,12 @@ func (l *loop) finishCompact(r jobResult, now time.Time) {
 	case errors.Is(r.err, context.Canceled):
 		l.log.Info("compaction interrupted by shutdown")
 		return
+	case errors.Is(r.err, llm.ErrBudgetSpent):
+		// Not a failure: the pass stopped at the day's budget (what it
+		// was answered before is committed); churn stays, so it runs
+		// again once the budget allows. budgetAllows logs the pause.
+		l.log.Warn(fmt.Sprintf("compaction stopped at the daily token budget: %s (%s, %s)", r.summary, short(r.hash), took(r.took)), "err", r.err)
+		l.budgetAllows(now)
 	default:
 		l.log.Error(fmt.Sprintf("compaction failed after %s", took(r.took)), "err", r.err, "failures", l.compact.Failures+1)
 		l.updateCompact(now, func(s *state.Compaction) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/backoff"
 	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/transcript"
 	"github.com/memoryd/memoryd/internal/watcher"
 )
@@ -273,6 +274,11 @@ func (l *loop) finishExtract(r jobResult, now time.Time) {
 		s.failures = 0
 	case errors.Is(r.err, context.Canceled):
 		s.done = time.Time{}
+	case errors.Is(r.err, llm.ErrBudgetSpent):
+		// Not a failure: no call was made. The session stays due and
+		// waits for the budget (budgetAllows logs the pause once).
+		s.done = time.Time{}
+		l.budgetAllows(now)
 	default:
 		s.failures++
 		s.done = time.Time{}

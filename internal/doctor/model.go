@@ -2,10 +2,13 @@ package doctor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -23,8 +26,11 @@ const (
 // writes, and never a memory file.
 type ModelCheck struct {
 	CheckedAt time.Time `json:"checkedAt"`
-	Provider  string    `json:"provider"`
-	BaseURL   string    `json:"baseURL,omitempty"`
+	// Key is ModelCheckKey of what was checked: a check made for another
+	// provider, model or configuration is not used.
+	Key      string `json:"key"`
+	Provider string `json:"provider"`
+	BaseURL  string `json:"baseURL,omitempty"`
 	// OpenCodeModel is OpenCode's own model (small_model, else model),
 	// read when no model is configured; "" when none was read.
 	OpenCodeModel string   `json:"openCodeModel,omitempty"`
@@ -32,17 +38,40 @@ type ModelCheck struct {
 	Err           string   `json:"err,omitempty"` // why the list could not be read
 }
 
-// LoadModelCheck returns the cached check for provider at baseURL when it
-// is younger than ModelCheckTTL at now.
-func LoadModelCheck(stateDir, provider, baseURL string, now time.Time) (ModelCheck, bool) {
+// LoadModelCheck returns the cached check made for key (ModelCheckKey)
+// when it is younger than ModelCheckTTL at now.
+func LoadModelCheck(stateDir, key string, now time.Time) (ModelCheck, bool) {
 	var mc ModelCheck
 	if stateDir == "" || state.ReadJSON(stateDir, state.ModelCheckFile, &mc) != nil {
 		return ModelCheck{}, false
 	}
-	if mc.Provider != provider || mc.BaseURL != baseURL || mc.CheckedAt.After(now) || now.Sub(mc.CheckedAt) > ModelCheckTTL {
+	if mc.Key != key || mc.CheckedAt.After(now) || now.Sub(mc.CheckedAt) > ModelCheckTTL {
 		return ModelCheck{}, false
 	}
 	return mc, true
+}
+
+// ModelCheckKey names what a model check depends on: the provider, its
+// base URL and API key, the models configured for extraction and
+// compaction (those left at their defaults count as unset: OpenCode's own
+// model is used then), and, for opencode, OpenCode's configuration and
+// credentials (llm.OpenCodeConfigDigest with env). Only digests are kept.
+func ModelCheckKey(provider string, cfg config.Config, env []string) string {
+	configured := func(key, v string) string {
+		if cfg.Origin(key).Source == config.FromDefault {
+			return ""
+		}
+		return v
+	}
+	h := sha256.New()
+	for _, part := range []string{provider, cfg.LLM.BaseURL, cfg.LLM.APIKey,
+		configured("extract.model", cfg.Extract.Model), configured("compact.model", cfg.Compact.Model)} {
+		h.Write([]byte(part + "\x00"))
+	}
+	if provider == "opencode" {
+		h.Write([]byte(llm.OpenCodeConfigDigest(env)))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // model checks, without a paid call, that the provider offers the models
@@ -61,6 +90,11 @@ func (d *doctor) model() {
 	fix := "set extract.model (and compact.model) to one the provider lists"
 	if d.o.Provider == "opencode" {
 		fix += ": opencode models"
+		if d.noModel(mc) {
+			d.unused("llm model", "no model configured: extraction and compaction are off until you set one — model (or small_model) "+
+				"in OpenCode's config, or extract.model in "+d.o.ConfigPath+" (opencode models lists them; "+when+")")
+			return
+		}
 	}
 	for _, m := range slices.Compact([]string{d.o.Config.Extract.Model, d.o.Config.Compact.Model}) {
 		if !slices.Contains(mc.Offered, m) {
@@ -69,6 +103,14 @@ func (d *doctor) model() {
 		}
 	}
 	d.ok("llm model", fmt.Sprintf("%s (%s)", d.o.Config.Extract.Model, when))
+}
+
+// noModel reports whether no model is set anywhere — not in memoryd's
+// config, not in OpenCode's — and the default model is not one OpenCode
+// offers: the jobs have no model to use.
+func (d *doctor) noModel(mc ModelCheck) bool {
+	return d.o.OpenCodeModel == "" && d.o.Config.Origin("extract.model").Source == config.FromDefault &&
+		!slices.Contains(mc.Offered, d.o.Config.Extract.Model)
 }
 
 // modelCheck returns the cached check and its age, or asks the provider
@@ -80,7 +122,7 @@ func (d *doctor) modelCheck() (ModelCheck, time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(d.ctx, ModelCheckTimeout)
 	defer cancel()
-	mc := ModelCheck{CheckedAt: now, Provider: d.o.Provider, BaseURL: d.o.Config.LLM.BaseURL, OpenCodeModel: d.o.OpenCodeModel}
+	mc := ModelCheck{CheckedAt: now, Key: ModelCheckKey(d.o.Provider, d.o.Config, d.o.LLM.Env), Provider: d.o.Provider, BaseURL: d.o.Config.LLM.BaseURL, OpenCodeModel: d.o.OpenCodeModel}
 	offered, err := llm.Models(ctx, d.o.LLM)
 	if ctx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("no answer within %s", ModelCheckTimeout)

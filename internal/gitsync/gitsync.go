@@ -68,7 +68,11 @@ type Options struct {
 	// Getenv reads the environment (GIT_SSH_COMMAND, GIT_SSH); nil means
 	// os.Getenv.
 	Getenv func(string) string
-	Logger *slog.Logger
+	// StateDir, when set, is the folder's state folder, where a round
+	// records where the facts it puts up for review came from
+	// (ReviewOrigins).
+	StateDir string
+	Logger   *slog.Logger
 }
 
 // Syncer runs rounds for one memory folder.
@@ -196,6 +200,7 @@ func (s *Syncer) Round(ctx context.Context) (Result, error) {
 		if err := s.integrate(ctx, g, branch, tip, &res); err != nil {
 			return res, err
 		}
+		s.recordReview(ctx, g, &res)
 		if res.Ahead, res.Behind, err = g.counts(ctx, branch, tip); err != nil {
 			return res, err
 		}

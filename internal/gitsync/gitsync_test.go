@@ -214,3 +214,17 @@ func TestStagedChangesPause(t *testing.T) {
 		t.Fatal("pulled beside staged changes")
 	}
 }
+
+func TestURLHost(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://git.example.com/me/notes.git": "git.example.com",
+		"ssh://git@git.example.com:2222/notes": "git.example.com",
+		"git@github.com:me/notes.git":          "github.com",
+		"/srv/git/notes.git":                   "/srv/git/notes.git",
+		"file:///srv/git/notes.git":            "/srv/git/notes.git",
+	} {
+		if got := urlHost(raw); got != want {
+			t.Errorf("urlHost(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -125,7 +125,9 @@ func jsoncMeaning(data []byte) (any, []string, bool) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
-	v, err := hujson.Parse(data)
+	// Standardize blanks comments in the bytes the tree was parsed from:
+	// parse a copy, so the caller's file keeps them.
+	v, err := hujson.Parse(bytes.Clone(data))
 	if err != nil {
 		return nil, nil, false
 	}

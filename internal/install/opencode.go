@@ -50,8 +50,10 @@ func Instructions(memoryDir string) []string {
 // WireOpenCode makes OpenCode load entries at the start of every session by
 // adding the missing ones to an "instructions" list in dir (see
 // OpenCodeDir). It edits the last file, in load order, that already has
-// "instructions" (the list OpenCode uses); else the last file that exists;
-// else it creates opencode.json. The edit is minimal: comments, trailing
+// "instructions" (the list OpenCode uses); else the last file that holds
+// the user's settings (more than the "$schema" OpenCode writes into a file
+// it creates itself); else the last file that exists; else it creates
+// opencode.json. The edit is minimal: comments, trailing
 // commas and the rest of the layout stay as they were. It reports the file
 // and whether it changed; a file that cannot be parsed is an error and is
 // not touched. A symlinked config file is edited where it points.
@@ -60,12 +62,7 @@ func WireOpenCode(dir string, entries []string) (file string, changed bool, err 
 	if err != nil {
 		return "", false, err
 	}
-	var target *openCodeFile
-	for _, f := range files {
-		if f.has() || target == nil || !target.has() {
-			target = f
-		}
-	}
+	target := pickOpenCode(files, (*openCodeFile).has)
 	if target == nil {
 		return createOpenCode(dir, entries)
 	}
@@ -181,6 +178,44 @@ func readOpenCode(dir string) ([]*openCodeFile, error) {
 		files = append(files, &openCodeFile{path: p, raw: raw, root: root})
 	}
 	return files, nil
+}
+
+// pickOpenCode is the file memoryd's wiring goes into: the last of files
+// for which has reports true; else the last that holds the user's
+// settings; else the last; nil when there are none.
+func pickOpenCode(files []*openCodeFile, has func(*openCodeFile) bool) *openCodeFile {
+	var with, settings, last *openCodeFile
+	for _, f := range files {
+		last = f
+		if has(f) {
+			with = f
+		}
+		if holdsSettings(f.root) {
+			settings = f
+		}
+	}
+	for _, f := range []*openCodeFile{with, settings} {
+		if f != nil {
+			return f
+		}
+	}
+	return last
+}
+
+// holdsSettings reports whether a config file's object has a member other
+// than "$schema": a file OpenCode created for itself (`opencode models`
+// writes an opencode.jsonc with only its "$schema") holds none.
+func holdsSettings(root hujson.Value) bool {
+	obj, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return false
+	}
+	for _, m := range obj.Members {
+		if m.Name.Value.(hujson.Literal).String() != "$schema" {
+			return true
+		}
+	}
+	return false
 }
 
 // has reports whether the file has an "instructions" key.
@@ -407,31 +442,26 @@ func OpenCodeMCP(dir string) (file string, command []string, err error) {
 
 // openCodeMCPFile is the file install puts the MCP server in: the one that
 // has it already, else the file with the instructions OpenCode uses, else
-// the last config file, else a new opencode.json.
+// the last config file with the user's settings, else the last config
+// file, else a new opencode.json. A file that cannot be read or parsed is
+// the last one that exists: the edit then reports what is wrong with it.
 func openCodeMCPFile(dir string) string {
-	var has, instructions, last string
-	for _, name := range OpenCodeFiles {
-		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
+	files, err := readOpenCode(dir)
+	if err != nil {
+		last := filepath.Join(dir, "opencode.json")
+		for _, name := range OpenCodeFiles {
+			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				last = filepath.Join(dir, name)
+			}
 		}
-		last = p
-		root, err := hujson.Parse(data)
-		if err != nil {
-			continue
-		}
-		if root.Find("/mcp/"+MCPServerName) != nil {
-			has = p
-		}
-		if root.Find("/"+instructionsKey) != nil {
-			instructions = p
-		}
+		return last
 	}
-	for _, p := range []string{has, instructions, last} {
-		if p != "" {
-			return p
-		}
+	hasMCP := func(f *openCodeFile) bool { return f.root.Find("/mcp/"+MCPServerName) != nil }
+	if f := pickOpenCode(files, hasMCP); f != nil && hasMCP(f) {
+		return f.path
+	}
+	if f := pickOpenCode(files, (*openCodeFile).has); f != nil {
+		return f.path
 	}
 	return filepath.Join(dir, "opencode.json")
 }

@@ -153,6 +153,7 @@ func TestWirePicksTheFileOpenCodeUses(t *testing.T) {
 		{"last existing", map[string]string{"config.json": `{}`, "opencode.json": `{}`}, "opencode.json"},
 		{"earlier file holds instructions", map[string]string{"config.json": `{"instructions": []}`, "opencode.json": `{}`, "opencode.jsonc": `{}`}, "config.json"},
 		{"later file holds instructions", map[string]string{"opencode.json": `{"instructions": ["x"]}`, "opencode.jsonc": `{"instructions": []}`}, "opencode.jsonc"},
+		{"OpenCode's own jsonc beside the user's json", map[string]string{"opencode.json": `{"model": "openai/gpt-5-mini"}`, "opencode.jsonc": "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}"}, "opencode.json"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -90,13 +90,14 @@ func parseAnthropic(data []byte) (Response, error) {
 			text.WriteString(c.Text)
 		}
 	}
-	if text.Len() == 0 {
-		if a.StopReason == "" {
-			return Response{}, errors.New("empty answer")
-		}
-		return Response{}, fmt.Errorf("empty answer (stop_reason %q)", a.StopReason)
-	}
 	u := a.Usage
+	if text.Len() == 0 {
+		usage := Response{InputTokens: sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens), OutputTokens: sumTokens(u.OutputTokens)}
+		if a.StopReason == "" {
+			return usage, errors.New("empty answer")
+		}
+		return usage, fmt.Errorf("empty answer (stop_reason %q)", a.StopReason)
+	}
 	return Response{
 		Text:         text.String(),
 		InputTokens:  sumTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens),

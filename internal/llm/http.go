@@ -120,7 +120,8 @@ func (c *httpClient) complete(ctx context.Context, req Request, model, endpoint 
 	if err == nil {
 		resp, err = parse(data)
 		if err != nil {
-			err = fmt.Errorf("%w (answer: %s)", err, c.excerpt(data))
+			// Answered, so billed: resp holds what usage it reported.
+			err = billed{fmt.Errorf("%w (answer: %s)", err, c.excerpt(data))}
 		}
 	}
 	attrs := []any{"task", req.Task, "model", model, "duration", time.Since(start).Round(time.Millisecond), "attempts", attempts}
@@ -131,7 +132,7 @@ func (c *httpClient) complete(ctx context.Context, req Request, model, endpoint 
 			attrs = append(attrs, "status", se.Status, "body", se.Body)
 		}
 		logFailure(c.log, err, attrs)
-		return Response{}, err
+		return Response{InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}, err
 	}
 	c.log.Info("llm call", append(attrs, "input_tokens", resp.InputTokens, "output_tokens", resp.OutputTokens)...)
 	return resp, nil
@@ -259,7 +260,7 @@ func (c *httpClient) scrub(err error) error {
 		return err
 	}
 	r := &redactedError{msg: c.redact(err.Error())}
-	for _, target := range []error{context.Canceled, context.DeadlineExceeded} {
+	for _, target := range []error{context.Canceled, context.DeadlineExceeded, ErrBilled} {
 		if errors.Is(err, target) {
 			r.wrapped = append(r.wrapped, target)
 		}

@@ -152,6 +152,26 @@ var ErrDisabled = errors.New("llm disabled (provider none)")
 // ErrClosed is returned by Complete after Close.
 var ErrClosed = errors.New("llm provider closed")
 
+// ErrBilled marks an error of a call the provider answered — and bills —
+// with nothing usable in it (an empty answer, a refusal, an answer that
+// cannot be read). Complete then returns, with the error, a Response that
+// holds the usage the provider reported (-1 or 0 when it reported none),
+// so that the call is counted: Response.Tokens estimates it from the
+// bytes sent when the report is missing.
+var ErrBilled = errors.New("the provider answered (billed)")
+
+// ErrBudgetSpent is returned (wrapped) by a Completer that holds the
+// daily token budget (cost.Counter with a limit) once the day's tokens
+// reached it: no call was made.
+var ErrBudgetSpent = errors.New("daily token budget spent")
+
+// billed wraps an error of an answered call: its text is the error's,
+// and it matches ErrBilled.
+type billed struct{ error }
+
+func (b billed) Unwrap() error        { return b.error }
+func (b billed) Is(target error) bool { return target == ErrBilled }
+
 // StatusError is an HTTP answer that was not a success (after any retries).
 type StatusError struct {
 	Status int

@@ -87,7 +87,8 @@ func parseOpenAI(data []byte) (Response, error) {
 		if c.Message.Refusal != "" {
 			return Response{}, fmt.Errorf("model refused: %s", c.Message.Refusal)
 		}
-		return Response{}, fmt.Errorf("empty answer (finish_reason %q)", c.FinishReason)
+		return Response{InputTokens: sumTokens(a.Usage.PromptTokens), OutputTokens: sumTokens(a.Usage.CompletionTokens)},
+			fmt.Errorf("empty answer (finish_reason %q)", c.FinishReason)
 	}
 	return Response{
 		Text:         *c.Message.Content,

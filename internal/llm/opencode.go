@@ -91,7 +91,7 @@ func (p *openCode) Complete(ctx context.Context, req Request) (Response, error) 
 			attrs = append(attrs, "status", se.Status, "body", se.Body)
 		}
 		logFailure(p.log, err, attrs)
-		return Response{}, err
+		return Response{InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens}, err
 	}
 	p.log.Info("llm call", append(attrs, "input_tokens", resp.InputTokens, "output_tokens", resp.OutputTokens)...)
 	return resp, nil

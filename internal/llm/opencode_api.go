@@ -231,10 +231,11 @@ func (s *ocServer) prompt(ctx context.Context, dir, sid string, body promptBody)
 			text.WriteString(part.Text)
 		}
 	}
-	if text.Len() == 0 {
-		return Response{}, fmt.Errorf("opencode: empty answer (finish %q)", a.Info.Finish)
-	}
 	t := a.Info.Tokens
+	if text.Len() == 0 {
+		return Response{InputTokens: sumTokens(t.Input, t.Cache.Read, t.Cache.Write), OutputTokens: sumTokens(t.Output, t.Reasoning)},
+			billed{fmt.Errorf("opencode: empty answer (finish %q)", a.Info.Finish)}
+	}
 	return Response{
 		Text:         text.String(),
 		InputTokens:  sumTokens(t.Input, t.Cache.Read, t.Cache.Write),

@@ -107,10 +107,10 @@ func (f *lineFilter) next() (line []byte, long bool) {
 // or nil.
 func check(line []byte, long bool) []byte {
 	if long {
-		return errorLine(nil, -32600, fmt.Sprintf("request too large: over %d bytes, starting %s", MaxLine, quote(line)))
+		return errorLine(leadingID(line), -32600, fmt.Sprintf("request too large: over %d bytes, starting %s", MaxLine, quote(line)))
 	}
 	if !json.Valid(line) {
-		return errorLine(nil, -32700, "parse error: not JSON: "+quote(line))
+		return errorLine(leadingID(line), -32700, "parse error: not JSON: "+quote(line))
 	}
 	msgs := []json.RawMessage{line}
 	if t := bytes.TrimSpace(line); t[0] == '[' {
@@ -135,6 +135,40 @@ func idOf(m []byte) json.RawMessage {
 		return nil
 	}
 	return v.ID
+}
+
+// leadingID is the id of a request that cannot be decoded whole (cut at
+// MaxLine, or broken further on), read from the start of the line: the
+// members of the top-level object are read in order until "id", so an id
+// that comes before the break is found, and the client can match the
+// error to its request. Nil when the line does not start as an object or
+// breaks before its id.
+func leadingID(line []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for {
+		key, err := dec.Token()
+		if k, ok := key.(string); err != nil || !ok {
+			return nil
+		} else if k != "id" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		var id json.RawMessage
+		if dec.Decode(&id) != nil {
+			return nil
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil // the line ends in the id: it may be cut short
+		}
+		return idOf(append(append([]byte(`{"id":`), id...), '}'))
+	}
 }
 
 func errorLine(id json.RawMessage, code int, msg string) []byte {

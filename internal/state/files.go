@@ -45,6 +45,10 @@ const (
 	// starts the daemon): extraction takes the sessions active since then
 	// unless extract.since says otherwise (FirstRun).
 	FirstRunFile = "first-run.json"
+	// SyncReviewFile records, per inbox file sync made from this
+	// machine's version of a fact the remote changed too, this machine's
+	// host and the remote's (gitsync.ReviewOrigins).
+	SyncReviewFile = "sync-review.json"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the
