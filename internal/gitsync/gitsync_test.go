@@ -49,8 +49,9 @@ func clone(t *testing.T, remote, dir string) *machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := txn.New(txn.Options{Dir: m.mem, StateDir: t.TempDir(), Repo: repo})
-	m.sync = New(Options{Folder: f})
+	sd := t.TempDir()
+	f := txn.New(txn.Options{Dir: m.mem, StateDir: sd, Repo: repo})
+	m.sync = New(Options{Folder: f, StateDir: sd})
 	return m
 }
 
