@@ -16,10 +16,13 @@ import (
 func init() {
 	register(&command{
 		name:    "sync",
-		args:    "[--json]",
+		args:    "[--take-remote] [--json]",
 		summary: "Sync the memory with the notes repository's git remote now: pull, push, and say what was left for review.",
-		flags:   func(fs *flag.FlagSet) { fs.Bool("json", false, "print the result as JSON") },
-		run:     runSync,
+		flags: func(fs *flag.FlagSet) {
+			fs.Bool("json", false, "print the result as JSON")
+			fs.Bool("take-remote", false, "after the remote's history was rewritten: take it, keeping facts only this machine has for review")
+		},
+		run: runSync,
 	})
 }
 
@@ -33,7 +36,7 @@ type syncReport struct {
 // newSyncer is the folder's sync with its remote (sync.remote); who names
 // the process in the write lock.
 func newSyncer(f *folder, who string) *gitsync.Syncer {
-	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, Logger: f.log})
+	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, Logger: f.log, StateDir: f.stateDir})
 }
 
 func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
@@ -44,7 +47,8 @@ func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
 	if _, err := f.needRepo(); err != nil {
 		return err
 	}
-	res, err := newSyncer(f, "memoryd sync").Round(ctx)
+	s := newSyncer(f, "memoryd sync")
+	res, err := takeRemote(ctx, s, flagBool(fs, "take-remote"))
 	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
@@ -63,6 +67,21 @@ func runSync(ctx context.Context, e env, fs *flag.FlagSet, _ []string) error {
 		return syncFailure(err, res)
 	}
 	return nil
+}
+
+// takeRemote is a round, after taking the remote's history when take is
+// set (the round then pushes what was kept for review).
+func takeRemote(ctx context.Context, s *gitsync.Syncer, take bool) (gitsync.Result, error) {
+	if !take {
+		return s.Round(ctx)
+	}
+	taken, err := s.TakeRemote(ctx)
+	if err != nil {
+		return taken, err
+	}
+	res, err := s.Round(ctx)
+	res.Review = append(taken.Review, res.Review...)
+	return res, err
 }
 
 // syncFailure is the error a failed round ends the command with.
