@@ -23,6 +23,13 @@
 //   - Push is a plain `git push` of the branch: never forced, so no commit
 //     the remote has is ever rewritten. A push the remote refuses because
 //     it moved on is integrated at the next round.
+//   - A remote branch rewritten since memoryd last saw it (a scrub, force-
+//     pushed) pauses every round with nothing changed until a person
+//     chooses: TakeRemote, or a merge by hand. This machine's old history
+//     is never pushed back on its own.
+//   - git is spoken only through gitstore's verbs (Fetch, Push, MergeTree,
+//     EditTree, FastForward, ...), which run it as every git of memoryd's
+//     runs: no prompt, no hook, in a process group of its own.
 package gitsync
 
 import (
