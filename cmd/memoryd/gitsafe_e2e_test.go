@@ -34,10 +34,9 @@ func TestSyncPausesOnARewrittenRemote(t *testing.T) {
 		t.Fatal("the scrub did not take")
 	}
 
-	waitFor(t, "A's sync to pause", func() bool { return strings.Contains(a.status().Sync.Paused, "rewritten") })
 	a.write("user-local.md", memoryFile("user", "local", "only on A", "Kept."))
-	rounds := map[time.Time]bool{}
-	waitFor(t, "3 more sync rounds", func() bool {
+	rounds := map[time.Time]bool{a.status().Sync.NextAt: true}
+	waitFor(t, "3 sync rounds after the force push", func() bool {
 		rounds[a.status().Sync.NextAt] = true
 		return len(rounds) > 3
 	})
@@ -46,6 +45,9 @@ func TestSyncPausesOnARewrittenRemote(t *testing.T) {
 	}
 	if got := b.git(remote, "rev-parse", "main"); got != scrubbed {
 		t.Fatalf("the remote moved while sync was paused: %s, was %s", got, scrubbed)
+	}
+	if p := a.status().Sync.Paused; !strings.Contains(p, "rewritten") {
+		t.Fatalf("A's sync is not paused for the rewrite: %q", p)
 	}
 	out, _ := a.runCmd(nil, "status")
 	if !strings.Contains(out, "paused") || !strings.Contains(out, "rewritten") || !strings.Contains(out, "--take-remote") {
