@@ -149,3 +149,28 @@ func TestMarkedGitProcesses(t *testing.T) {
 		})
 	}
 }
+
+// The temporary index of a partial commit killed with SIGKILL is removed
+// once stale; a fresh one (a commit under way) stays.
+func TestStaleNextIndexRemoved(t *testing.T) {
+	root, dir := newRepo(t, "memory")
+	write(t, filepath.Join(dir, "a.md"), "a\n")
+	commitAll(t, root, "first")
+	r := open(t, dir)
+	left := filepath.Join(root, ".git", "next-index-999999.lock")
+	write(t, left, "x")
+	if err := r.Busy(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); err != nil {
+		t.Fatal("a fresh temporary index was removed")
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	os.Chtimes(left, old, old)
+	if err := r.Busy(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Fatal("the stale temporary index is still there")
+	}
+}
