@@ -99,43 +99,61 @@ func (s *Syncer) merge(ctx context.Context, repo *gitstore.Repo, head, tip strin
 		}
 		return "", err
 	}
-	rel := repo.Rel()
-	inMemory := func(p string) (string, bool) {
-		if rel == "" {
-			return p, true
-		}
-		r, ok := strings.CutPrefix(p, rel+"/")
-		return r, ok
-	}
-	stop := func(p, why string) (string, error) {
+	stop := func(p, why string) error {
 		res.Conflict = p
 		res.Paused = fmt.Sprintf("%s conflicts with the remote's version (%s); nothing was changed. Merge by hand: git pull, resolve %s, commit; then run memoryd sync", p, why, p)
-		return "", errors.New(res.Paused)
+		return errors.New(res.Paused)
 	}
 	for p, kind := range m.Kinds {
 		switch kind {
 		case "CONFLICT (contents)", "CONFLICT (add/add)", "CONFLICT (modify/delete)":
 		default:
 			if _, ok := m.Conflicts[p]; ok || strings.HasPrefix(kind, "CONFLICT") {
-				return stop(p, strings.ToLower(strings.TrimPrefix(kind, "CONFLICT ")))
+				return "", stop(p, strings.ToLower(strings.TrimPrefix(kind, "CONFLICT ")))
 			}
 		}
 	}
-	edits := map[string]gitstore.Stage{}
-	var review, notes []string
+	edits, review, notes, err := s.resolve(ctx, repo, m, stop)
+	if err != nil {
+		return "", err
+	}
+	tree := m.Tree
+	if len(edits) > 0 {
+		if tree, err = repo.EditTree(ctx, tree, edits); err != nil {
+			return "", err
+		}
+	}
+	msg := syncMessage(fmt.Sprintf("memory: sync: merge %s", res.Target), notes...)
+	commit, err := repo.CommitTree(ctx, tree, msg.String(), head, tip)
+	if err != nil {
+		return "", err
+	}
+	res.Merge, res.Review = commit, review
+	return commit, nil
+}
+
+// resolve decides each conflicted path of m: a generated file takes
+// either side (it is rebuilt), a memory file takes the remote's version and
+// this machine's goes to review, anything else stops the merge. It returns
+// the edits of m's tree, the review items and the commit message's notes.
+func (s *Syncer) resolve(ctx context.Context, repo *gitstore.Repo, m gitstore.Merged, stop func(p, why string) error) (edits map[string]gitstore.Stage, review, notes []string, err error) {
+	rel := repo.Rel()
+	edits = map[string]gitstore.Stage{}
 	taken := map[string]bool{}
 	for _, p := range sortedKeys(m.Conflicts) {
-		st := m.Conflicts[p]
-		mine, theirs := st[2], st[3]
+		mine, theirs := m.Conflicts[p][2], m.Conflicts[p][3]
 		for _, x := range []gitstore.Stage{mine, theirs} {
 			if x.Mode != "" && x.Mode != "100644" && x.Mode != "100755" {
-				return stop(p, "not a regular file on both sides")
+				return nil, nil, nil, stop(p, "not a regular file on both sides")
 			}
 		}
-		r, ok := inMemory(p)
+		r, ok := p, true
+		if rel != "" {
+			r, ok = strings.CutPrefix(p, rel+"/")
+		}
 		switch {
 		case !ok:
-			return stop(p, "not in the memory folder")
+			return nil, nil, nil, stop(p, "not in the memory folder")
 		case s.generated(ctx, repo, r, mine, theirs):
 			// Rebuilt from the facts after the merge: either side will do.
 			pick := theirs
@@ -155,22 +173,10 @@ func (s *Syncer) merge(ctx context.Context, repo *gitstore.Repo, head, tip strin
 			review = append(review, name)
 			notes = append(notes, fmt.Sprintf("%s: both machines changed it; the remote's version stays and this one's is in %s for memoryd review.", r, name))
 		default:
-			return stop(p, "a file memoryd does not manage")
+			return nil, nil, nil, stop(p, "a file memoryd does not manage")
 		}
 	}
-	tree := m.Tree
-	if len(edits) > 0 {
-		if tree, err = repo.EditTree(ctx, tree, edits); err != nil {
-			return "", err
-		}
-	}
-	msg := syncMessage(fmt.Sprintf("memory: sync: merge %s", res.Target), notes...)
-	commit, err := repo.CommitTree(ctx, tree, msg.String(), head, tip)
-	if err != nil {
-		return "", err
-	}
-	res.Merge, res.Review = commit, review
-	return commit, nil
+	return edits, review, notes, nil
 }
 
 // generated reports whether the memory-folder file rel is one memoryd
