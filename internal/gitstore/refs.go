@@ -119,3 +119,14 @@ func (r *Repo) ResetKeep(ctx context.Context, target string) error {
 	_, err := r.out(ctx, "reset", "--quiet", "--keep", target)
 	return err
 }
+
+// ChangedPaths lists the paths, relative to the work tree's top, whose
+// content differs between the commits from and to (renames as a deletion
+// and an addition).
+func (r *Repo) ChangedPaths(ctx context.Context, from, to string) ([]string, error) {
+	out, err := r.out(ctx, "diff", "--name-only", "--no-renames", "-z", from, to, "--")
+	if err != nil || out == "" {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00"), nil
+}

@@ -40,6 +40,9 @@ func TestRefVerbs(t *testing.T) {
 	if a, b, err := r.AheadBehind(ctx, first, second); err != nil || a != 0 || b != 1 {
 		t.Errorf("AheadBehind = %d, %d, %v", a, b, err)
 	}
+	if p, err := r.ChangedPaths(ctx, first, second); err != nil || len(p) != 1 || p[0] != "memory/b.md" {
+		t.Errorf("ChangedPaths = %v, %v", p, err)
+	}
 	if ok, err := r.IsAncestor(ctx, first, second); err != nil || !ok {
 		t.Errorf("IsAncestor(first, second) = %v, %v", ok, err)
 	}

@@ -3,6 +3,8 @@ package gitsync
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,4 +90,22 @@ func TestTakeRemoteKeepsLocalFactsForReview(t *testing.T) {
 		t.Error("the local fact did not reach the remote as a review item")
 	}
 	a.noMarkers()
+}
+
+// A note of the user's committed here since the rewrite is not a fact
+// that can wait in review: take-remote refuses, with nothing changed.
+func TestTakeRemoteKeepsTheUsersOwnFiles(t *testing.T) {
+	_, a, _, _ := scrubbed(t)
+	if err := os.WriteFile(filepath.Join(a.notes, "todo.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.commit("todo")
+	head := a.head()
+	res, err := a.sync.TakeRemote(context.Background())
+	if !errors.Is(err, ErrPaused) || !strings.Contains(res.Paused, "todo.txt") {
+		t.Fatalf("take remote over the user's own file: %+v, %v", res, err)
+	}
+	if a.head() != head {
+		t.Error("the branch moved")
+	}
 }

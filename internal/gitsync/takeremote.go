@@ -81,6 +81,12 @@ func (s *Syncer) takeLocked(ctx context.Context, repo *gitstore.Repo, tip, last 
 	if err != nil || head == "" {
 		return fmt.Errorf("read branch %s: %v", res.Branch, err)
 	}
+	if own, err := ownFiles(ctx, repo, head, tip, last); err != nil || len(own) > 0 {
+		if err != nil {
+			return err
+		}
+		return pause(fmt.Sprintf("%s was changed on this machine and is not a fact memoryd can keep for review; taking the remote's history would drop that change. Merge by hand instead (git pull --no-rebase, then git push)", own[0]))
+	}
 	target, err := s.keepLocal(ctx, repo, head, tip, last, res)
 	if err != nil {
 		return err
@@ -139,4 +145,31 @@ func (s *Syncer) keepLocal(ctx context.Context, repo *gitstore.Repo, head, tip, 
 	}
 	msg := syncMessage(fmt.Sprintf("memory: sync: take %s's rewritten history, keep this machine's facts for review", res.Target), notes...)
 	return repo.CommitTree(ctx, tree, msg.String(), tip)
+}
+
+// ownFiles lists the files this machine changed since the remote's tip
+// before the rewrite (last, else tip) that are neither memory files (kept
+// for review) nor files memoryd generates (rebuilt): the user's own notes,
+// which a reset to the remote would drop.
+func ownFiles(ctx context.Context, repo *gitstore.Repo, head, tip, last string) ([]string, error) {
+	base := last
+	if base == "" {
+		base = tip
+	}
+	changed, err := repo.ChangedPaths(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	var own []string
+	for _, p := range changed {
+		r, in := p, true
+		if rel := repo.Rel(); rel != "" {
+			r, in = strings.CutPrefix(p, rel+"/")
+		}
+		if in && (index.IsMemory(r) || index.Reserved(r)) {
+			continue
+		}
+		own = append(own, p)
+	}
+	return own, nil
 }
