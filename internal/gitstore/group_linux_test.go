@@ -174,3 +174,23 @@ func TestStaleNextIndexRemoved(t *testing.T) {
 		t.Fatal("the stale temporary index is still there")
 	}
 }
+
+// A fetch from a remote that accepts and never answers ends at its
+// timeout, with git's helper, however long the remote stays silent.
+func TestFetchTimeoutAgainstABlackHole(t *testing.T) {
+	root, dir := newRepo(t, "memory")
+	write(t, filepath.Join(dir, "a.md"), "a\n")
+	commitAll(t, root, "first")
+	url, _ := blackHole(t)
+	cli(t, root, "remote", "add", "origin", url)
+	r := open(t, dir)
+	start := time.Now()
+	_, err := r.Fetch(context.Background(), Net{Timeout: 2 * time.Second}, "origin", "main", "refs/remotes/origin/main")
+	if err == nil {
+		t.Fatal("a fetch from a silent remote succeeded")
+	}
+	if took := time.Since(start); took > 2*time.Second+cancelGrace {
+		t.Errorf("the fetch took %s with a 2 s timeout", took)
+	}
+	waitUntil(t, "git and its helper to end", func() bool { return len(processesWith(url)) == 0 })
+}
