@@ -149,9 +149,10 @@ func (w *world) plainGitWorks(round int) {
 // working in the remote repository (the server's side of a fetch or push).
 // It returns the commands that were running in the group.
 func killGroupButRemote(pgid int, remote string, group bool) []string {
+	procs := groupProcs(pgid) // before the kill: then they are the daemon's descendants
 	syscall.Kill(pgid, syscall.SIGKILL)
 	var running []string
-	for _, p := range groupProcs(pgid) {
+	for _, p := range procs {
 		running = append(running, p.cmd)
 		if group && !strings.HasPrefix(p.cwd, remote) {
 			syscall.Kill(p.pid, syscall.SIGKILL)
@@ -175,13 +176,15 @@ type groupProc struct {
 	cmd, cwd string
 }
 
-// groupProcs lists the processes in the group pgid but its leader.
+// groupProcs lists the processes in the group pgid but its leader, and
+// the leader's descendants (memoryd runs each git in a group of its own).
 func groupProcs(pgid int) []groupProc {
-	var procs []groupProc
+	type info struct{ ppid, pgrp int }
+	all := map[int]info{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == pgid {
+		if err != nil {
 			continue
 		}
 		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -191,11 +194,33 @@ func groupProcs(pgid int) []groupProc {
 		// pid (comm) state ppid pgrp …: comm may hold spaces, so read
 		// after its closing parenthesis.
 		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
+		if len(f) < 3 {
 			continue
 		}
-		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		all[pid] = info{ppid, pgrp}
+	}
+	descends := func(pid int) bool {
+		for range 64 {
+			p, ok := all[pid]
+			if !ok || p.ppid <= 1 {
+				return false
+			}
+			if p.ppid == pgid {
+				return true
+			}
+			pid = p.ppid
+		}
+		return false
+	}
+	var procs []groupProc
+	for pid, p := range all {
+		if pid == pgid || p.pgrp != pgid && !descends(pid) {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
 		procs = append(procs, groupProc{pid: pid, cmd: strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")), cwd: cwd})
 	}
 	return procs

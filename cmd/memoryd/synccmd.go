@@ -14,15 +14,21 @@ import (
 	"github.com/memoryd/memoryd/internal/gitsync"
 )
 
+type syncOptions struct {
+	*app
+	json, takeRemote bool
+}
+
 func newCmdSync(a *app) *cobra.Command {
-	o := &jsonOptions{app: a}
+	o := &syncOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "sync [--json]",
+		Use:   "sync [--take-remote] [--json]",
 		Short: "Sync the memory with the notes repository's git remote now: pull, push, and say what was left for review.",
 		Args:  argsAtMost(0),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runSync(cmd.Context(), o) },
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&o.takeRemote, "take-remote", false, "after the remote's history was rewritten: take it, keeping facts only this machine has for review")
 	return cmd
 }
 
@@ -39,7 +45,7 @@ func newSyncer(f *folder, who string) *gitsync.Syncer {
 	return gitsync.New(gitsync.Options{Folder: f.txn(), Remote: f.cfg.Sync.Remote, Who: who, Getenv: f.getenv, StateDir: f.stateDir, Logger: f.log})
 }
 
-func runSync(ctx context.Context, o *jsonOptions) error {
+func runSync(ctx context.Context, o *syncOptions) error {
 	e := o.env
 	f, err := openFolder(e, o.global)
 	if err != nil {
@@ -48,7 +54,8 @@ func runSync(ctx context.Context, o *jsonOptions) error {
 	if _, err := f.needRepo(); err != nil {
 		return err
 	}
-	res, err := newSyncer(f, "memoryd sync").Round(ctx)
+	s := newSyncer(f, "memoryd sync")
+	res, err := takeRemote(ctx, s, o.takeRemote)
 	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
@@ -67,6 +74,21 @@ func runSync(ctx context.Context, o *jsonOptions) error {
 		return syncFailure(err, res)
 	}
 	return nil
+}
+
+// takeRemote is a round, after taking the remote's history when take is
+// set (the round then pushes what was kept for review).
+func takeRemote(ctx context.Context, s *gitsync.Syncer, take bool) (gitsync.Result, error) {
+	if !take {
+		return s.Round(ctx)
+	}
+	taken, err := s.TakeRemote(ctx)
+	if err != nil {
+		return taken, err
+	}
+	res, err := s.Round(ctx)
+	res.Review = append(taken.Review, res.Review...)
+	return res, err
 }
 
 // syncFailure is the error a failed round ends the command with.

@@ -59,9 +59,30 @@ func (r *Repo) Busy() error {
 		b, blocked = r.blocker(time.Now())
 	}
 	if !blocked {
+		r.sweepNextIndex(time.Now())
 		return nil
 	}
 	return fmt.Errorf("%w: %s", ErrBusy, b)
+}
+
+// sweepNextIndex removes the temporary index of a partial commit
+// (next-index-<pid>.lock) that a git killed with SIGKILL left behind: it
+// blocks nothing, but git never looks at it again and it would stay in the
+// git directory for good. It goes when it is stale as a lock file would be
+// (see Busy); a readdir of the git directory when there is none.
+func (r *Repo) sweepNextIndex(now time.Time) {
+	left, _ := filepath.Glob(filepath.Join(r.gitDir, "next-index-*.lock"))
+	if len(left) == 0 {
+		return
+	}
+	procs, known := r.gitProcesses()
+	for _, path := range left {
+		if fi, err := os.Lstat(path); err == nil {
+			if b := r.lockBlocker(path, fi, procs, known, now); b.stale {
+				r.removeStale(b)
+			}
+		}
+	}
 }
 
 // InOperation reports whether a git operation of the user's is under way in

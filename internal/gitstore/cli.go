@@ -102,7 +102,12 @@ var noHooks = []string{"-c", "core.hooksPath=" + os.DevNull}
 //
 // When ctx ends, git is interrupted, not killed: on SIGINT it removes its
 // lock files, whereas a killed `git commit` leaves index.lock behind and
-// blocks the user's next git command until they delete it by hand.
+// blocks the user's next git command until they delete it by hand. git
+// runs in a process group of its own (see inGroup) and the interrupt goes
+// to the whole group, its helpers included (git remote-http, ssh, a
+// credential helper); what is left of the group after git ended is killed.
+// Every git carries ownMark in its environment, so that a helper a dead
+// memoryd left behind is known for what it is (see gitProcesses).
 func (r *Repo) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	return r.runEnv(ctx, stdin, nil, args...)
 }
@@ -115,10 +120,11 @@ func (r *Repo) runEnv(ctx context.Context, stdin []byte, extra []string, args ..
 	full = append(full, noHooks...)
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, r.gitBin, full...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	inGroup(cmd)
+	cmd.Cancel = func() error { return interruptGroup(cmd) }
 	cmd.WaitDelay = cancelGrace
 	cmd.Dir = r.root
-	cmd.Env = append(cliEnv(cmd.Environ()), extra...)
+	cmd.Env = append(append(cliEnv(cmd.Environ()), ownMark), extra...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -127,6 +133,9 @@ func (r *Repo) runEnv(ctx context.Context, stdin []byte, extra []string, args ..
 	err := startChild(cmd)
 	if err == nil {
 		err = cmd.Wait()
+		if ctx.Err() != nil {
+			killGroup(cmd.Process.Pid) // a helper that outlived git's interrupt
+		}
 		forgetChild(cmd.Process.Pid)
 	}
 	if err == nil {

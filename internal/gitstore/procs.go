@@ -1,11 +1,30 @@
 package gitstore
 
 import (
+	"os"
 	"os/exec"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
+
+// markVar is set in the environment of every git memoryd starts, to the
+// pid of the memoryd that started it; git passes it on to the helpers it
+// starts. A git process carrying the pid of a memoryd that is gone is a
+// helper left behind (a `git remote-http` blocked on a silent remote when
+// memoryd was killed): it takes no lock memoryd needs, and it must never
+// count as "another git command" (see gitProcesses).
+const markVar = "MEMORYD_GIT"
+
+// netVar is set, besides markVar, for memoryd's own fetch and push: they
+// touch neither the index nor HEAD nor the checked-out branch, so a commit
+// (of this memoryd or of another one, `memoryd add` beside the daemon's
+// sync) goes ahead while they run.
+const netVar = "MEMORYD_GIT_NET=1"
+
+// ownMark is markVar for this process.
+var ownMark = markVar + "=" + strconv.Itoa(os.Getpid())
 
 // children holds the pids of the git processes this process started
 // through run and has not yet waited for, so that the scan for other git
@@ -47,6 +66,24 @@ func ownChildren() map[int]bool {
 		own[pid] = true
 	}
 	return own
+}
+
+// ignoredMark reports whether a git process whose environment is env
+// (NUL-separated) is one of memoryd's that never blocks a commit: a fetch
+// or push of memoryd's (netVar), or any git of a memoryd that is no longer
+// running (alive answers for a pid).
+func ignoredMark(env []byte, alive func(pid int) bool) bool {
+	pid, net := 0, false
+	for kv := range strings.SplitSeq(string(env), "\x00") {
+		if v, ok := strings.CutPrefix(kv, markVar+"="); ok {
+			pid, _ = strconv.Atoi(v)
+		}
+		net = net || kv == netVar
+	}
+	if pid <= 0 {
+		return false
+	}
+	return net || !alive(pid)
 }
 
 // gitProc is another git process working on the repository.

@@ -18,7 +18,9 @@ var procDir = "/proc"
 // children and their descendants, that work on the repository: a process
 // named git or git-* (see isGitName) whose working directory is inside the
 // work tree or the git directory, or whose GIT_DIR names the git directory,
-// and whose command is not a lingering reader (see lingering). known is
+// whose command is not a lingering reader (see lingering), and that is not
+// a fetch or push of memoryd's or a helper a dead memoryd left behind (see
+// ignoredMark). known is
 // true: on Linux /proc answers, as far as it shows this user's processes —
 // another user's git (under sudo, say), one in another PID namespace or on
 // another machine sharing the file system is not seen.
@@ -58,7 +60,7 @@ func (r *Repo) gitProcesses() (procs []gitProc, known bool) {
 		if _, state, _, ok := readStat(pid, buf); !ok || state == 'Z' || state == 'X' {
 			continue // gone, or exited and not yet waited for
 		}
-		if descends(pid, own, self, buf) || !r.worksHere(pid) {
+		if descends(pid, own, self, buf) || !r.worksHere(pid) || marked(pid) {
 			continue
 		}
 		args := cmdline(pid)
@@ -71,6 +73,19 @@ func (r *Repo) gitProcesses() (procs []gitProc, known bool) {
 		procs = append(procs, gitProc{pid: pid, args: args})
 	}
 	return procs, true
+}
+
+// marked reports whether the git process pid is one of memoryd's that
+// never blocks a commit (see ignoredMark).
+func marked(pid int) bool {
+	env, err := os.ReadFile(procDir + "/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	return ignoredMark(env, func(p int) bool {
+		_, state, _, ok := readStat(p, make([]byte, 512))
+		return ok && state != 'Z' && state != 'X'
+	})
 }
 
 // readComm returns the name of the process /proc/<name>, or "". It calls

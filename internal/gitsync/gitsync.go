@@ -23,10 +23,16 @@
 //   - Push is a plain `git push` of the branch: never forced, so no commit
 //     the remote has is ever rewritten. A push the remote refuses because
 //     it moved on is integrated at the next round.
+//   - A remote branch rewritten since memoryd last saw it (a scrub, force-
+//     pushed) pauses every round with nothing changed until a person
+//     chooses: TakeRemote, or a merge by hand. This machine's old history
+//     is never pushed back on its own.
+//   - git is spoken only through gitstore's verbs (Fetch, Push, MergeTree,
+//     EditTree, FastForward, ...), which run it as every git of memoryd's
+//     runs: no prompt, no hook, in a process group of its own.
 package gitsync
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +40,6 @@ import (
 	"log/slog"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,14 +70,16 @@ type Options struct {
 	Who string
 	// Timeout bounds one fetch or push; 0 means 2 minutes.
 	Timeout time.Duration
+	// StateDir is the memory folder's state folder, where the remote's
+	// tip memoryd last saw is kept (see rewritten); "" keeps none, and the
+	// remote-tracking ref as it was before the fetch stands in for it. A round
+	// also records there where the facts it puts up for review came from
+	// (ReviewOrigins).
+	StateDir string
 	// Getenv reads the environment (GIT_SSH_COMMAND, GIT_SSH); nil means
 	// os.Getenv.
 	Getenv func(string) string
-	// StateDir, when set, is the folder's state folder, where a round
-	// records where the facts it puts up for review came from
-	// (ReviewOrigins).
-	StateDir string
-	Logger   *slog.Logger
+	Logger *slog.Logger
 }
 
 // Syncer runs rounds for one memory folder.
@@ -124,105 +131,122 @@ type Result struct {
 	// Conflict is the file that is not a memory file whose conflict paused
 	// the round, relative to the repository's top.
 	Conflict string `json:"conflict,omitempty"`
+	// Rewritten is set when the round paused because the remote's branch
+	// was rewritten (force-pushed) since memoryd last saw it.
+	Rewritten bool `json:"rewritten,omitempty"`
 }
 
 // Round fetches, integrates the remote's commits when it is safe, and
 // pushes what the remote lacks. It returns an error wrapping ErrNoRemote,
 // ErrOffline or ErrPaused (with Result.Paused) when it could not finish;
-// what it did before is in the Result all the same.
+// what it did before is in the Result all the same. A remote branch that
+// was rewritten since the last round pauses it (see rewritten).
 func (s *Syncer) Round(ctx context.Context) (Result, error) {
-	var res Result
-	repo := s.opts.Folder.Repo()
-	if repo == nil {
-		return res, errors.New("sync needs the memory folder inside a git repository")
-	}
-	g := &gitCmd{repo: repo, env: s.netEnv(ctx, repo)}
-	branch, err := g.out(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil || branch == "" {
-		res.Paused = "HEAD is detached (no branch is checked out); check out the branch memoryd commits to: git switch <branch>"
-		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
-	}
-	res.Branch = branch
-	remote, rbranch, err := s.target(ctx, g, branch)
+	res, repo, tracking, before, err := s.begin(ctx)
 	if err != nil {
 		return res, err
 	}
-	res.Remote, res.Target = remote, remote+"/"+rbranch
-	tracking := "refs/remotes/" + remote + "/" + rbranch
+	remote, rbranch := res.Remote, strings.TrimPrefix(res.Target, res.Remote+"/")
+	tip, err := s.fetch(ctx, repo, remote, rbranch, tracking)
+	if err != nil {
+		return res, err
+	}
+	if tip != "" {
+		if why := s.rewritten(ctx, repo, res.Target, before, tip); why != "" {
+			res.Paused, res.Rewritten = why, true
+			return res, fmt.Errorf("%w: %s", ErrPaused, why)
+		}
+		s.saw(res.Target, tip)
+		if res.Ahead, res.Behind, err = repo.AheadBehind(ctx, res.Branch, tip); err != nil {
+			return res, err
+		}
+	}
+	if res.Behind > 0 {
+		if err := s.integrate(ctx, repo, res.Branch, tip, &res); err != nil {
+			return res, err
+		}
+		s.recordReview(ctx, repo, &res)
+		if res.Ahead, res.Behind, err = repo.AheadBehind(ctx, res.Branch, tip); err != nil {
+			return res, err
+		}
+	} else if tip == "" {
+		if res.Ahead, err = repo.CountCommits(ctx, res.Branch); err != nil {
+			return res, err
+		}
+	}
+	if res.Ahead == 0 || res.Behind > 0 {
+		return res, nil
+	}
+	return res, s.push(ctx, repo, remote, rbranch, tracking, &res)
+}
 
-	// Where the branch stands as far as the last fetch knows: what an
-	// offline round reports.
-	if tip, _ := g.out(ctx, "rev-parse", "--verify", "--quiet", tracking+"^{commit}"); tip != "" {
-		res.Ahead, res.Behind, _ = g.counts(ctx, branch, tip)
+// begin resolves the branch and its target, says where the branch stands
+// as far as the last fetch knows (what an offline round reports), and
+// checks that a fetch may run now. before is what the remote-tracking ref
+// named before this round's fetch.
+func (s *Syncer) begin(ctx context.Context) (res Result, repo *gitstore.Repo, tracking, before string, err error) {
+	repo = s.opts.Folder.Repo()
+	if repo == nil {
+		return res, nil, "", "", errors.New("sync needs the memory folder inside a git repository")
+	}
+	branch, err := repo.CurrentBranch(ctx)
+	if err != nil {
+		res.Paused = "HEAD is detached (no branch is checked out); check out the branch memoryd commits to: git switch <branch>"
+		return res, nil, "", "", fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
+	res.Branch = branch
+	remote, rbranch, err := s.target(ctx, repo, branch)
+	if err != nil {
+		return res, nil, "", "", err
+	}
+	res.Remote, res.Target = remote, remote+"/"+rbranch
+	tracking = "refs/remotes/" + remote + "/" + rbranch
+	if before, _ = repo.ResolveCommit(ctx, tracking); before != "" {
+		res.Ahead, res.Behind, _ = repo.AheadBehind(ctx, branch, before)
 	} else {
-		n, _ := g.out(ctx, "rev-list", "--count", branch)
-		res.Ahead, _ = strconv.Atoi(n)
+		res.Ahead, _ = repo.CountCommits(ctx, branch)
 	}
 	// Not beside a git command of the user's: their own `git pull` takes
 	// the same remote-tracking ref's lock.
 	if err := repo.Busy(); err != nil {
 		res.Paused = strings.TrimPrefix(err.Error(), gitstore.ErrBusy.Error()+": ")
-		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+		return res, nil, "", "", fmt.Errorf("%w: %s", ErrPaused, res.Paused)
 	}
 	// A fetch killed with SIGKILL leaves the remote-tracking ref's lock,
 	// which would fail every later fetch: removed once stale, like a
 	// commit's locks.
 	if b, locked := repo.RefLock(tracking); locked {
 		res.Paused = b.String()
-		return res, fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+		return res, nil, "", "", fmt.Errorf("%w: %s", ErrPaused, res.Paused)
 	}
-	// Fetch the one branch into its remote-tracking ref, leaving the
-	// user's FETCH_HEAD alone.
-	fctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	_, err = g.run(fctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--end-of-options", remote,
-		"+refs/heads/"+rbranch+":"+tracking)
-	cancel()
-	missing := false
-	if err != nil {
-		msg := gitstore.GitMessage(err)
-		if !strings.Contains(msg, "couldn't find remote ref") {
-			return res, fmt.Errorf("%w: fetch from %s: %s", ErrOffline, remote, firstLine(msg, err))
-		}
-		missing = true // an empty remote: the push creates the branch
+	return res, repo, tracking, before, nil
+}
+
+// fetch fetches the remote's branch into its remote-tracking ref and
+// returns its tip, "" when the remote has no such branch yet (the push
+// creates it).
+func (s *Syncer) fetch(ctx context.Context, repo *gitstore.Repo, remote, rbranch, tracking string) (string, error) {
+	tip, err := repo.Fetch(ctx, s.net(), remote, rbranch, tracking)
+	switch {
+	case errors.Is(err, gitstore.ErrNoRemoteBranch):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("%w: fetch from %s: %s", ErrOffline, remote, firstLine(gitstore.GitMessage(err), err))
 	}
-	tip := ""
-	if !missing {
-		if tip, err = g.out(ctx, "rev-parse", "--verify", "--quiet", tracking+"^{commit}"); err != nil {
-			return res, fmt.Errorf("read %s: %w", tracking, err)
-		}
-	}
-	if tip != "" {
-		if res.Ahead, res.Behind, err = g.counts(ctx, branch, tip); err != nil {
-			return res, err
-		}
-	}
-	if res.Behind > 0 {
-		if err := s.integrate(ctx, g, branch, tip, &res); err != nil {
-			return res, err
-		}
-		s.recordReview(ctx, g, &res)
-		if res.Ahead, res.Behind, err = g.counts(ctx, branch, tip); err != nil {
-			return res, err
-		}
-	} else if tip == "" {
-		n, err := g.out(ctx, "rev-list", "--count", branch)
-		if err != nil {
-			return res, err
-		}
-		res.Ahead, _ = strconv.Atoi(n)
-	}
-	if res.Ahead == 0 || res.Behind > 0 {
-		return res, nil
-	}
-	return res, s.push(ctx, g, branch, remote, rbranch, tracking, &res)
+	return tip, nil
+}
+
+// net is how fetch and push run.
+func (s *Syncer) net() gitstore.Net {
+	return gitstore.Net{Timeout: s.opts.Timeout, Getenv: s.opts.Getenv}
 }
 
 // target resolves the remote and its branch: sync.remote, else the
 // branch's upstream; the upstream's branch when it is on that remote, else
 // one of the same name.
-func (s *Syncer) target(ctx context.Context, g *gitCmd, branch string) (remote, rbranch string, err error) {
-	upRemote, _ := g.out(ctx, "config", "--get", "branch."+branch+".remote")
-	upMerge, _ := g.out(ctx, "config", "--get", "branch."+branch+".merge")
+func (s *Syncer) target(ctx context.Context, repo *gitstore.Repo, branch string) (remote, rbranch string, err error) {
+	upRemote := repo.Config(ctx, "branch."+branch+".remote")
+	upMerge := repo.Config(ctx, "branch."+branch+".merge")
 	remote = s.opts.Remote
 	if remote == "" {
 		remote = upRemote
@@ -230,7 +254,7 @@ func (s *Syncer) target(ctx context.Context, g *gitCmd, branch string) (remote, 
 	if remote == "" || remote == "." {
 		return "", "", fmt.Errorf("%w: branch %s has no upstream; set one (git push -u origin %s) or set sync.remote", ErrNoRemote, branch, branch)
 	}
-	if url, _ := g.out(ctx, "config", "--get", "remote."+remote+".url"); url == "" {
+	if repo.Config(ctx, "remote."+remote+".url") == "" {
 		return "", "", fmt.Errorf("%w: git knows no remote %q (git remote -v lists them; git remote add %s <url> adds it)", ErrNoRemote, remote, remote)
 	}
 	rbranch = branch
@@ -244,73 +268,25 @@ func (s *Syncer) target(ctx context.Context, g *gitCmd, branch string) (remote, 
 
 // push pushes the branch to the remote's branch: a plain push, never
 // forced. A refusal because the remote moved on is integrated next round.
-func (s *Syncer) push(ctx context.Context, g *gitCmd, branch, remote, rbranch, tracking string, res *Result) error {
-	head, err := g.out(ctx, "rev-parse", "--verify", "refs/heads/"+branch)
-	if err != nil {
-		return err
+func (s *Syncer) push(ctx context.Context, repo *gitstore.Repo, remote, rbranch, tracking string, res *Result) error {
+	head, err := repo.ResolveCommit(ctx, "refs/heads/"+res.Branch)
+	if err != nil || head == "" {
+		return fmt.Errorf("read branch %s: %v", res.Branch, err)
 	}
-	pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
-	out, err := g.run(pctx, nil, "push", "--quiet", "--end-of-options", remote, head+":refs/heads/"+rbranch)
-	cancel()
-	if err != nil {
-		msg := gitstore.GitMessage(err) + "\n" + string(out)
-		if strings.Contains(msg, "rejected") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "non-fast-forward") {
+	if err := repo.Push(ctx, s.net(), remote, head, rbranch); err != nil {
+		if errors.Is(err, gitstore.ErrPushRejected) {
 			return fmt.Errorf("%w: %s moved on while this round ran; its commits are integrated at the next round", ErrOffline, remote)
 		}
-		return fmt.Errorf("%w: push to %s: %s", ErrOffline, remote, firstLine(msg, err))
+		return fmt.Errorf("%w: push to %s: %s", ErrOffline, remote, firstLine(gitstore.GitMessage(err), err))
 	}
 	// What was pushed is what the remote has now.
-	if _, err := g.run(ctx, nil, "update-ref", "-m", "memoryd sync: pushed", tracking, head); err != nil {
+	if err := repo.SetRef(ctx, tracking, head, "memoryd sync: pushed"); err != nil {
 		s.log.Warn("record the pushed commit", "ref", tracking, "err", err)
 	}
+	s.saw(res.Target, head)
 	res.Pushed, res.Ahead = res.Ahead, 0
 	s.log.Info(fmt.Sprintf("pushed %d commit(s) to %s/%s", res.Pushed, remote, rbranch))
 	return nil
-}
-
-// netEnv is what fetch and push add to git's environment: ssh in batch
-// mode (a prompt nobody sees would hang the round), unless the user chose
-// their own ssh command, which is theirs to configure.
-func (s *Syncer) netEnv(ctx context.Context, repo *gitstore.Repo) []string {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never"}
-	if s.opts.Getenv("GIT_SSH_COMMAND") != "" || s.opts.Getenv("GIT_SSH") != "" {
-		return env
-	}
-	if out, _ := repo.RunGit(ctx, nil, nil, "config", "--get", "core.sshCommand"); len(bytes.TrimSpace(out)) > 0 {
-		return env
-	}
-	return append(env, "GIT_SSH_COMMAND=ssh -o BatchMode=yes")
-}
-
-// gitCmd runs git in the repository with the round's environment.
-type gitCmd struct {
-	repo *gitstore.Repo
-	env  []string
-}
-
-func (g *gitCmd) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	return g.repo.RunGit(ctx, stdin, g.env, args...)
-}
-
-// out is run's standard output, trimmed.
-func (g *gitCmd) out(ctx context.Context, args ...string) (string, error) {
-	b, err := g.run(ctx, nil, args...)
-	return strings.TrimSpace(string(b)), err
-}
-
-// counts is how many commits a has that b lacks, and the other way round.
-func (g *gitCmd) counts(ctx context.Context, a, b string) (ahead, behind int, err error) {
-	out, err := g.out(ctx, "rev-list", "--left-right", "--count", a+"..."+b, "--")
-	if err != nil {
-		return 0, 0, err
-	}
-	f := strings.Fields(out)
-	if len(f) != 2 {
-		return 0, 0, fmt.Errorf("git rev-list --count said %q", out)
-	}
-	ahead, _ = strconv.Atoi(f[0])
-	behind, _ = strconv.Atoi(f[1])
-	return ahead, behind, nil
 }
 
 func firstLine(msg string, err error) string {

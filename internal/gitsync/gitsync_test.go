@@ -45,11 +45,12 @@ func clone(t *testing.T, remote, dir string) *machine {
 	t.Helper()
 	gittest.Run(t, filepath.Dir(dir), "clone", "-q", remote, dir)
 	m := &machine{t: t, notes: dir, mem: filepath.Join(dir, "memory")}
-	f, err := folder.Open(folder.Options{Dir: m.mem, StateDir: t.TempDir()})
+	sd := t.TempDir()
+	f, err := folder.Open(folder.Options{Dir: m.mem, StateDir: sd})
 	if err != nil || f.Repo() == nil {
 		t.Fatal(err, f.RepoErr())
 	}
-	m.sync = New(Options{Folder: f})
+	m.sync = New(Options{Folder: f, StateDir: sd})
 	return m
 }
 

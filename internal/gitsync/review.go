@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -37,12 +38,12 @@ func ReviewOrigins(stateDir string) map[string]ReviewOrigin {
 
 // recordReview records the origin of the round's inbox files; a failure
 // is logged: the files are in the inbox all the same.
-func (s *Syncer) recordReview(ctx context.Context, g *gitCmd, res *Result) {
+func (s *Syncer) recordReview(ctx context.Context, repo *gitstore.Repo, res *Result) {
 	if s.opts.StateDir == "" || len(res.Review) == 0 {
 		return
 	}
 	host, _ := os.Hostname()
-	u, _ := g.out(ctx, "config", "--get", "remote."+res.Remote+".url")
+	u := repo.Config(ctx, "remote."+res.Remote+".url")
 	o := ReviewOrigin{Host: host, Remote: res.Remote + ", " + urlHost(u)}
 	m := ReviewOrigins(s.opts.StateDir)
 	for _, f := range res.Review {

@@ -2,7 +2,6 @@ package gitsync
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/gitstore"
@@ -13,13 +12,12 @@ import (
 // resolves it. It runs no network command. The error wraps ErrNoRemote
 // when there is nothing to sync with.
 func Target(ctx context.Context, repo *gitstore.Repo, remote string) (string, error) {
-	g := &gitCmd{repo: repo}
-	branch, err := g.out(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil || branch == "" {
-		return "", errors.New("HEAD is detached")
+	branch, err := repo.CurrentBranch(ctx)
+	if err != nil {
+		return "", err
 	}
 	s := &Syncer{opts: Options{Remote: remote}}
-	r, b, err := s.target(ctx, g, branch)
+	r, b, err := s.target(ctx, repo, branch)
 	if err != nil {
 		return "", err
 	}
