@@ -62,6 +62,7 @@ func runContext(ctx context.Context, e env, fs *flag.FlagSet, args []string) err
 	text = cite.MarkLines(text, func(file string) string {
 		return cite.Marker(chk.File(cfg.MemoryDir, file).Changes)
 	})
+	text = append(text, teamSection(ctx, e, cfg.MemoryDir, dir, b)...)
 	if flagString(fs, "json") == "true" {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}

@@ -143,6 +143,9 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 }
 
 func runShow(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if handled, err := teamWhyShow(ctx, e, fs, args, "show"); handled {
+		return err
+	}
 	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err

@@ -48,6 +48,7 @@ func runMCP(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
 		Writer:  f.modelWriter,
 		Used:    f.countUse,
 		Gate:    f.gate(),
+		Team:    mcpTeam(f, cwd),
 	})
 	err = s.Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

@@ -177,6 +177,7 @@ func recallAnswer(ctx context.Context, e env, fs *flag.FlagSet, cfg config.Confi
 			cands = append(cands, fact)
 		}
 	}
+	cands = append(cands, teamRecall(ctx, f, cwd, strings.Join(words, " "), skip)...)
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {
 		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil

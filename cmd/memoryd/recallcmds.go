@@ -95,16 +95,20 @@ func runSearch(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 	for i, h := range hits {
 		out[i] = hitJSON{Hit: h, staleness: stalenessOf(chk.File(f.dir, h.File))}
 	}
+	out = append(out, teamSearch(ctx, f, q)...)
 	if flagString(fs, "json") == "true" {
 		return writeJSON(e.stdout, out)
 	}
-	if len(hits) == 0 {
+	if len(out) == 0 {
 		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
 	}
 	for _, h := range out {
 		printFact(e.stdout, h.File, h.Title, h.Name, h.Description, h.Project)
 		if h.SupersededBy != "" {
 			fmt.Fprintf(e.stdout, "    superseded by %s\n", h.SupersededBy)
+		}
+		if h.Team != "" {
+			fmt.Fprintf(e.stdout, "    (%s)\n", h.Team)
 		}
 		if h.Stale {
 			fmt.Fprintf(e.stdout, "    (%s)\n", h.Marker)
@@ -230,6 +234,7 @@ func stalenessOf(r cite.Result) staleness {
 type hitJSON struct {
 	search.Hit
 	staleness
+	Team string `json:"team,omitempty"` // a team fact: who added it (team.Byline)
 }
 
 // printFact prints one fact on a line: file, title, description, project.

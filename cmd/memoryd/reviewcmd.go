@@ -64,7 +64,7 @@ func runReview(ctx context.Context, e env, fs *flag.FlagSet, args []string) erro
 		return reviewInteractively(ctx, e, f, w, inbox)
 	case len(args) == 0:
 		for _, m := range inbox {
-			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, inboxWhere(f, m))
 		}
 		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
 		printUnusedHint(e.stdout, f)
@@ -98,6 +98,9 @@ func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, a
 	var d facts.Done
 	var err error
 	if action == "accept" {
+		if handled, err := reviewTeam(ctx, out, f, w, name); handled {
+			return err
+		}
 		d, err = w.Accept(ctx, name, force)
 	} else {
 		d, err = w.Reject(ctx, name, reason)

@@ -29,6 +29,9 @@ func init() {
 }
 
 func runWhy(ctx context.Context, e env, fs *flag.FlagSet, args []string) error {
+	if handled, err := teamWhyShow(ctx, e, fs, args, "why"); handled {
+		return err
+	}
 	m, data, f, err := findFact(e, fs, args)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/project"
 )
 
 // TeamProposal is a fact proposed for a project's team memory.
@@ -36,9 +37,19 @@ func (w *Writer) ProposeTeam(ctx context.Context, p TeamProposal) (Done, error) 
 	} else if dup != "" {
 		return Done{}, fmt.Errorf("%s %w %s in the team memory: say it there (edit that file and commit it), or propose something it does not say", f.File(), ErrDuplicate, dup)
 	}
+	// Cited paths are relative to the project's root, whose team it is.
+	cf := f
+	if cf.Project = project.Slug(cf.CiteFrom); cf.CiteFrom == "" {
+		cf.Project = project.Slug(w.dir())
+	}
+	cites, err := w.citesOf(cf)
+	if err != nil {
+		return Done{}, err
+	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
 		file := freeInboxFile(snap, f.File())
 		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
+		m.Cites = cites
 		m.Updated = w.today()
 		src := w.source()
 		src.Cwd, src.Host = "", "" // the team reads it: no paths of this machine

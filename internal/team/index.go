@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -85,4 +87,19 @@ func (f Folder) Context(b index.Budget, hold func(*index.Memory) string) ([]byte
 func (f Folder) Exists() bool {
 	fi, err := os.Stat(f.Dir)
 	return err == nil && fi.IsDir()
+}
+
+// Marked is text, a team section Context made, with each listed fact's
+// byline (who added and last changed it, Byline) and stale, the note of a
+// fact whose cited files changed ("" for none), after its line.
+func Marked(text []byte, authors map[string]gitstore.Authorship, stale func(rel string) string) []byte {
+	return cite.MarkLines(text, func(file string) string {
+		rel := strings.TrimPrefix(file, DirName+"/")
+		a, ok := authors[rel]
+		note := Byline(a, ok)
+		if s := stale(rel); s != "" {
+			note += "; " + s
+		}
+		return note
+	})
 }
