@@ -62,7 +62,11 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 	}
 	sd := stateDirOf(e, memoryDir)
 	g := outgate.NewGate(sd)
-	text, err := tf.Context(b, g.PlantedHeld)
+	chk := cite.NewChecker(dir)
+	notes := team.Notes(teamAuthors(ctx, e.stderr, tf, sd), func(rel string) string {
+		return cite.Marker(chk.File(tf.Dir, rel).Changes)
+	})
+	text, err := tf.Context(b, g.PlantedHeld, notes)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "memoryd: the team memory in %s cannot be read (%v)\n", tf.Dir, err)
 		return nil
@@ -70,11 +74,7 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 	if text == nil {
 		return nil
 	}
-	chk := cite.NewChecker(dir)
-	marked := team.Marked(text, teamAuthors(ctx, e.stderr, tf, sd), func(rel string) string {
-		return cite.Marker(chk.File(tf.Dir, rel).Changes)
-	})
-	return append([]byte("\n"), marked...)
+	return append([]byte("\n"), text...)
 }
 
 // teamFile is the name a team fact goes by: its path from the project's
@@ -115,7 +115,7 @@ func teamRecall(ctx context.Context, f *folder, cwd, words string, skip func(str
 	b := index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}
 	g := f.gate()
 	loaded := map[string]bool{}
-	if text, err := tf.Context(b, g.PlantedHeld); err == nil {
+	if text, err := tf.Context(b, g.PlantedHeld, nil); err == nil {
 		for _, m := range indexLink.FindAllSubmatch(text, -1) {
 			loaded[string(m[1])] = true
 		}

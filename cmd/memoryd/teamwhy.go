@@ -33,7 +33,7 @@ func teamWhyShow(ctx context.Context, e env, fs *flag.FlagSet, args []string, cm
 	}
 	m, err := teamFact(f, tf, args[0])
 	if m == nil {
-		return false, err
+		return err != nil, err
 	}
 	d := f.gate().Decide(outgate.RoadSearch, m, "")
 	text := d.Text

@@ -59,8 +59,9 @@ var link = regexp.MustCompile(`([^\\])\]\(([^()\s]+\.md)\)`)
 // links made relative to the project's root (".memory/x.md", a file the
 // agent can open, and the name memory_read takes), then one line per held
 // fact with the gate's reason. It has a budget of its own, b, after the
-// person's. nil when the folder has no facts.
-func (f Folder) Context(b index.Budget, hold func(*index.Memory) string) ([]byte, error) {
+// person's. note, when set, is a note put after a listed fact's line (see
+// Notes). nil when the folder has no facts.
+func (f Folder) Context(b index.Budget, hold func(*index.Memory) string, note func(rel string) string) ([]byte, error) {
 	snap, err := f.Scan()
 	if err != nil {
 		return nil, err
@@ -76,7 +77,11 @@ func (f Folder) Context(b index.Budget, hold func(*index.Memory) string) ([]byte
 		}
 		return false
 	})
-	text := link.ReplaceAll(Index(given, f.Slug, b), []byte("$1]("+DirName+"/$2)"))
+	text := Index(given, f.Slug, b)
+	if note != nil {
+		text = cite.MarkLines(text, note)
+	}
+	text = link.ReplaceAll(text, []byte("$1]("+DirName+"/$2)"))
 	if len(held) > 0 {
 		text = append(text, strings.Join(held, "")...)
 	}
@@ -89,17 +94,16 @@ func (f Folder) Exists() bool {
 	return err == nil && fi.IsDir()
 }
 
-// Marked is text, a team section Context made, with each listed fact's
-// byline (who added and last changed it, Byline) and stale, the note of a
-// fact whose cited files changed ("" for none), after its line.
-func Marked(text []byte, authors map[string]gitstore.Authorship, stale func(rel string) string) []byte {
-	return cite.MarkLines(text, func(file string) string {
-		rel := strings.TrimPrefix(file, DirName+"/")
+// Notes is the note Context puts after each listed fact: its byline (who
+// added and last changed it, Byline) and stale, the note of a fact whose
+// cited files changed ("" for none).
+func Notes(authors map[string]gitstore.Authorship, stale func(rel string) string) func(rel string) string {
+	return func(rel string) string {
 		a, ok := authors[rel]
 		note := Byline(a, ok)
 		if s := stale(rel); s != "" {
 			note += "; " + s
 		}
 		return note
-	})
+	}
 }
