@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"path"
 	"strings"
 
@@ -63,10 +65,17 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 	sd := stateDirOf(e, memoryDir)
 	g := outgate.NewGate(sd)
 	chk := cite.NewChecker(dir)
-	notes := team.Notes(teamAuthors(ctx, e.stderr, tf, sd), func(rel string) string {
-		return cite.Marker(chk.File(tf.Dir, rel).Changes)
-	})
-	text, err := tf.Context(b, g.PlantedHeld, notes)
+	notes := team.Notes{
+		Byline: team.Bylines(func() map[string]gitstore.Authorship { return teamAuthors(ctx, e.stderr, tf, sd) }),
+		Stale:  func(rel string) string { return cite.Marker(chk.File(tf.Dir, rel).Changes) },
+	}
+	var text []byte
+	var err error
+	if sd == "" {
+		text, err = tf.Context(b, g.PlantedHeld, notes)
+	} else {
+		text, err = tf.CachedContext(tf.StateDir(sd), confirmationsStamp(sd), b, g.PlantedHeld, notes)
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "memoryd: the team memory in %s cannot be read (%v)\n", tf.Dir, err)
 		return nil
@@ -75,6 +84,17 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 		return nil
 	}
 	return append([]byte("\n"), text...)
+}
+
+// confirmationsStamp stands for the gate's confirmations in the state
+// folder sd (what else a team section depends on): their file's size and
+// time.
+func confirmationsStamp(sd string) string {
+	fi, err := os.Stat(filepath.Join(sd, outgate.ConfirmedFile))
+	if err != nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
 }
 
 // teamFile is the name a team fact goes by: its path from the project's
@@ -115,7 +135,7 @@ func teamRecall(ctx context.Context, f *folder, cwd, words string, skip func(str
 	b := index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}
 	g := f.gate()
 	loaded := map[string]bool{}
-	if text, err := tf.Context(b, g.PlantedHeld, nil); err == nil {
+	if text, err := tf.Context(b, g.PlantedHeld, team.Notes{}); err == nil {
 		for _, m := range indexLink.FindAllSubmatch(text, -1) {
 			loaded[string(m[1])] = true
 		}

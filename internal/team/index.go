@@ -59,33 +59,77 @@ var link = regexp.MustCompile(`([^\\])\]\(([^()\s]+\.md)\)`)
 // links made relative to the project's root (".memory/x.md", a file the
 // agent can open, and the name memory_read takes), then one line per held
 // fact with the gate's reason. It has a budget of its own, b, after the
-// person's. note, when set, is a note put after a listed fact's line (see
-// Notes). nil when the folder has no facts.
-func (f Folder) Context(b index.Budget, hold func(*index.Memory) string, note func(rel string) string) ([]byte, error) {
-	snap, err := f.Scan()
+// person's. The notes of n go after each listed fact's line. nil when the
+// folder has no facts. CachedContext is the same, cheaper.
+func (f Folder) Context(b index.Budget, hold func(*index.Memory) string, n Notes) ([]byte, error) {
+	sec, err := f.section(b, hold)
 	if err != nil {
 		return nil, err
 	}
-	if len(snap.Memories) == 0 {
-		return nil, nil
+	return sec.byline(n).finish(n), nil
+}
+
+// Notes are what goes after a listed team fact's line, each when set.
+type Notes struct {
+	// Byline is who added and last changed the fact rel (see Byline).
+	// It is called once for all the facts: it may read them first.
+	Byline func() func(rel string) string
+	// Stale is the note of a fact whose cited files changed, "" for none;
+	// it is asked only of facts that cite files.
+	Stale func(rel string) string
+}
+
+// section is the team's section before its notes, with plain links.
+type section struct {
+	Text  []byte          `json:"text"`  // nil: no facts
+	Cited map[string]bool `json:"cited"` // the listed facts that cite files
+}
+
+func (f Folder) section(b index.Budget, hold func(*index.Memory) string) (section, error) {
+	snap, err := f.Scan()
+	if err != nil || len(snap.Memories) == 0 {
+		return section{}, err
 	}
 	var held []string
+	cited := map[string]bool{}
 	given := snap.Without(func(m *index.Memory) bool {
 		if why := hold(m); why != "" {
 			held = append(held, fmt.Sprintf("> %s/%s is held from agents: %s\n", DirName, m.File, why))
 			return true
 		}
+		if len(m.Cites) > 0 {
+			cited[m.File] = true
+		}
 		return false
 	})
 	text := Index(given, f.Slug, b)
-	if note != nil {
-		text = cite.MarkLines(text, note)
+	return section{Text: append(text, strings.Join(held, "")...), Cited: cited}, nil
+}
+
+// byline is the section with n's bylines.
+func (s section) byline(n Notes) section {
+	if s.Text != nil && n.Byline != nil {
+		s.Text = cite.MarkLines(s.Text, n.Byline())
 	}
-	text = link.ReplaceAll(text, []byte("$1]("+DirName+"/$2)"))
-	if len(held) > 0 {
-		text = append(text, strings.Join(held, "")...)
+	return s
+}
+
+// finish is the section with n's stale notes and its links into the
+// folder.
+func (s section) finish(n Notes) []byte {
+	if s.Text == nil {
+		return nil
 	}
-	return text, nil
+	text := s.Text
+	if n.Stale != nil && len(s.Cited) > 0 {
+		text = cite.MarkLines(text, func(rel string) string {
+			if !s.Cited[rel] {
+				return ""
+			}
+			return n.Stale(rel)
+		})
+	}
+	return link.ReplaceAll(text, []byte("$1]("+DirName+"/$2)"))
 }
 
 // Exists reports whether the folder is there.
@@ -94,16 +138,13 @@ func (f Folder) Exists() bool {
 	return err == nil && fi.IsDir()
 }
 
-// Notes is the note Context puts after each listed fact: its byline (who
-// added and last changed it, Byline) and stale, the note of a fact whose
-// cited files changed ("" for none).
-func Notes(authors map[string]gitstore.Authorship, stale func(rel string) string) func(rel string) string {
-	return func(rel string) string {
-		a, ok := authors[rel]
-		note := Byline(a, ok)
-		if s := stale(rel); s != "" {
-			note += "; " + s
+// Bylines is Notes.Byline for authors (see Byline).
+func Bylines(authors func() map[string]gitstore.Authorship) func() func(rel string) string {
+	return func() func(rel string) string {
+		a := authors()
+		return func(rel string) string {
+			who, ok := a[rel]
+			return Byline(who, ok)
 		}
-		return note
 	}
 }
