@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/cite"
