@@ -97,20 +97,32 @@ func TestTeamMemoryTwoPeople(t *testing.T) {
 		t.Fatalf("the secret reached .memory/")
 	}
 
+	// A fact that cites a file of the project.
+	if out, isErr = callTool(t, cs, "memory_save", map[string]any{"scope": "team", "type": "reference", "name": "entry-point",
+		"description": "The program starts in main.go", "body": "main.go holds func main.", "cites": []string{"main.go"}}); isErr {
+		t.Fatalf("proposal with cites: %s", out)
+	}
+	if out, errOut, code := a.runIn(aShop, "", nil, "review", "accept", "entry-point"); code != 0 {
+		t.Fatalf("accept entry-point: %s%s", out, errOut)
+	}
+
 	// Ann commits and pushes by hand; Bo pulls.
 	a.git(aShop, "add", ".memory")
 	a.git(aShop, "-c", "user.name=Ann", "commit", "-q", "-m", "team memory: how to run the tests")
 	a.git(aShop, "push", "-q", "origin", "HEAD:main")
 	bBefore := memoryState(b)
 	b.git(bShop, "pull", "-q", "origin", "main")
-	if names, _ := os.ReadDir(filepath.Join(bShop, ".memory")); len(names) != 2 {
-		t.Fatalf("Bo's .memory/ holds %v; want the fact and MEMORY.md (no joke, no secret)", names)
+	if names, _ := os.ReadDir(filepath.Join(bShop, ".memory")); len(names) != 3 {
+		t.Fatalf("Bo's .memory/ holds %v; want the two facts and MEMORY.md (no joke, no secret)", names)
 	}
 
 	ctx, errOut, code := b.runIn(bShop, "", nil, "context")
 	if code != 0 || !strings.Contains(ctx, "# Team memory — shop") ||
 		!strings.Contains(ctx, "[Tests need make](.memory/project-tests-need-make.md) — Run the tests with make test-all, never plain go test (team, added by Ann in ") {
 		t.Fatalf("Bo's context lacks the team fact with Ann as author: %d\n%s%s", code, ctx, errOut)
+	}
+	if strings.Contains(ctx, "may be stale") {
+		t.Fatalf("a team fact is marked stale before its file changed:\n%s", ctx)
 	}
 	search, _, _ := b.runIn(bShop, "", nil, "search", "make", "test")
 	if !strings.Contains(search, ".memory/project-tests-need-make.md") || !strings.Contains(search, "[team]") || !strings.Contains(search, "added by Ann") {
@@ -139,6 +151,17 @@ func TestTeamMemoryTwoPeople(t *testing.T) {
 		t.Fatalf("Bo's recall: %d\n%s%s", code, out, errOut)
 	}
 	b.writeConfig("")
+
+	// Ann changes the cited file; after Bo pulls, the fact is marked.
+	a.write("main.go", "package main\n\nfunc main() {}\n", aShop)
+	a.git(aShop, "-c", "user.name=Ann", "commit", "-q", "-am", "main")
+	a.git(aShop, "push", "-q", "origin", "HEAD:main")
+	b.git(bShop, "pull", "-q", "origin", "main")
+	if ctx, _, _ := b.runIn(bShop, "", nil, "context"); !strings.Contains(ctx, "(.memory/reference-entry-point.md) — The program starts in main.go (team, added by Ann in ") ||
+		!strings.Contains(ctx, ") (may be stale: main.go changed since ") {
+		data, _ := os.ReadFile(filepath.Join(bShop, ".memory", "reference-entry-point.md"))
+		t.Fatalf("the team fact citing main.go is not marked stale after the pull:\n%s\n%s", ctx, data)
+	}
 	if after := memoryState(b); after != bBefore {
 		t.Fatalf("Bo's own memory changed:\n%s\n---\n%s", bBefore, after)
 	}

@@ -67,7 +67,7 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 	chk := cite.NewChecker(dir)
 	notes := team.Notes{
 		Byline: team.Bylines(func() map[string]gitstore.Authorship { return teamAuthors(ctx, e.stderr, tf, sd) }),
-		Stale:  func(rel string) string { return cite.Marker(chk.File(tf.Dir, rel).Changes) },
+		Stale:  func(rel string) string { return cite.Marker(tf.CheckCites(chk, rel).Changes) },
 	}
 	var text []byte
 	var err error
@@ -148,7 +148,7 @@ func teamRecall(ctx context.Context, f *folder, cwd, words string, skip func(str
 		if loaded[name] || skip(name) {
 			continue
 		}
-		d, m := g.DecideFile(outgate.RoadRecall, tf.Dir, h.File, cite.Marker(chk.File(tf.Dir, h.File).Changes))
+		d, m := g.DecideFile(outgate.RoadRecall, tf.Dir, h.File, cite.Marker(tf.CheckCites(chk, h.File).Changes))
 		if d.Verdict == outgate.Hold {
 			continue
 		}
@@ -184,7 +184,7 @@ func teamSearch(ctx context.Context, f *folder, q search.Query) []hitJSON {
 			h.Title, h.Description, h.Snippet = index.TitleOf(d.Title, m.Name, m.File), d.Description, d.Reason
 		}
 		a, ok := authors[h.File]
-		st := stalenessOf(chk.File(tf.Dir, h.File))
+		st := stalenessOf(tf.CheckCites(chk, h.File))
 		h.File, h.Project = teamFile(h.File), "team"
 		out = append(out, hitJSON{Hit: h, staleness: st, Team: team.Byline(a, ok)})
 	}

@@ -148,3 +148,21 @@ func Bylines(authors func() map[string]gitstore.Authorship) func() func(rel stri
 		}
 	}
 }
+
+// CheckCites is chk's check of the team fact rel's cited files: paths
+// from the project's root, whatever its metadata.project says (a team
+// fact belongs to the repository it is in). chk must be made in a folder
+// of the project.
+func (f Folder) CheckCites(chk *cite.Checker, rel string) cite.Result {
+	data, err := index.ReadPlain(f.Dir, rel)
+	if err != nil || !bytes.Contains(data, []byte("cites:")) {
+		return cite.Result{}
+	}
+	m, err := index.Parse(rel, data)
+	if err != nil {
+		return cite.Result{}
+	}
+	c := *m
+	c.Project = f.Slug
+	return chk.Check(&c)
+}
