@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gittest"
 	"github.com/memoryd/memoryd/internal/index"
@@ -207,5 +209,51 @@ func TestAcceptWritesChecksAndCommitsNothing(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(f.Dir, "project-"+name+".md")); err == nil {
 			t.Errorf("the refused %s proposal was written", name)
 		}
+	}
+}
+
+func TestCachedContextFollowsTheFolder(t *testing.T) {
+	f := newProject(t, map[string]string{"project-tests-need-make.md": testsRule})
+	p := filepath.Join(f.Dir, "project-tests-need-make.md")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	cache, b, g := t.TempDir(), index.DefaultBudget(), folder.NewGate("")
+	calls := 0
+	n := Notes{Byline: func() func(string) string {
+		calls++
+		return func(string) string { return "by Ann" }
+	}}
+	for range 2 {
+		text, err := f.CachedContext(cache, "", b, g.PlantedHeld, n)
+		if err != nil || !strings.Contains(string(text), "never plain go test (by Ann)") {
+			t.Fatalf("CachedContext = %v\n%s", err, text)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the bylines were read %d times for an unchanged folder; want once", calls)
+	}
+	write(t, p, strings.Replace(testsRule, "never plain go test", "never go test by itself", 1))
+	os.Chtimes(p, old, old) // the same time, another size
+	text, _ := f.CachedContext(cache, "", b, g.PlantedHeld, n)
+	if !strings.Contains(string(text), "never go test by itself") {
+		t.Errorf("the cache hides an edit:\n%s", text)
+	}
+	write(t, p, strings.Replace(testsRule, "never plain go test", "never go vet", 1)) // just now: not trusted to stat
+	if text, _ := f.CachedContext(cache, "", b, g.PlantedHeld, n); !strings.Contains(string(text), "never go vet") {
+		t.Errorf("the cache hides a fresh edit:\n%s", text)
+	}
+}
+
+func TestCheckCitesFromTheProjectsRoot(t *testing.T) {
+	f := newProject(t, nil)
+	blob := gittest.Run(t, f.Root, "rev-parse", "HEAD:main.go")
+	write(t, filepath.Join(f.Dir, "reference-entry.md"), "---\nname: entry\ndescription: Starts in main.go\nmetadata:\n  type: reference\n  cites:\n    - main.go@"+blob+"\n---\nmain.go.\n")
+	chk := cite.NewChecker(f.Root)
+	if r := f.CheckCites(chk, "reference-entry.md"); len(r.Changes) != 0 || r.Unchecked {
+		t.Fatalf("an unchanged cite = %+v", r)
+	}
+	write(t, filepath.Join(f.Root, "main.go"), "package main // changed\n")
+	if r := f.CheckCites(cite.NewChecker(f.Root), "reference-entry.md"); len(r.Changes) != 1 {
+		t.Errorf("a changed cite = %+v; want main.go changed", r)
 	}
 }
