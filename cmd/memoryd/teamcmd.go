@@ -63,19 +63,7 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 		return nil
 	}
 	sd := stateDirOf(e, memoryDir)
-	g := outgate.NewGate(sd)
-	chk := cite.NewChecker(dir)
-	notes := team.Notes{
-		Byline: team.Bylines(func() map[string]gitstore.Authorship { return teamAuthors(ctx, e.stderr, tf, sd) }),
-		Stale:  func(rel string) string { return cite.Marker(tf.CheckCites(chk, rel).Changes) },
-	}
-	var text []byte
-	var err error
-	if sd == "" {
-		text, err = tf.Context(b, g.PlantedHeld, notes)
-	} else {
-		text, err = tf.CachedContext(tf.StateDir(sd), confirmationsStamp(sd), b, g.PlantedHeld, notes)
-	}
+	text, err := teamContext(ctx, e.stderr, tf, sd, dir, b)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "memoryd: the team memory in %s cannot be read (%v)\n", tf.Dir, err)
 		return nil
@@ -84,6 +72,21 @@ func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budg
 		return nil
 	}
 	return append([]byte("\n"), text...)
+}
+
+// teamContext is tf's section as an agent in dir gets it (team.Folder.
+// Context), from the cache in the state folder sd when it can be.
+func teamContext(ctx context.Context, stderr io.Writer, tf team.Folder, sd, dir string, b index.Budget) ([]byte, error) {
+	g := outgate.NewGate(sd)
+	chk := cite.NewChecker(dir)
+	notes := team.Notes{
+		Byline: team.Bylines(func() map[string]gitstore.Authorship { return teamAuthors(ctx, stderr, tf, sd) }),
+		Stale:  func(rel string) string { return cite.Marker(tf.CheckCites(chk, rel).Changes) },
+	}
+	if sd == "" {
+		return tf.Context(b, g.PlantedHeld, notes)
+	}
+	return tf.CachedContext(tf.StateDir(sd), confirmationsStamp(sd), b, g.PlantedHeld, notes)
 }
 
 // confirmationsStamp stands for the gate's confirmations in the state
@@ -135,7 +138,7 @@ func teamRecall(ctx context.Context, f *folder, cwd, words string, skip func(str
 	b := index.Budget{Lines: f.cfg.Index.MaxLines, Bytes: f.cfg.Index.MaxBytes}
 	g := f.gate()
 	loaded := map[string]bool{}
-	if text, err := tf.Context(b, g.PlantedHeld, team.Notes{}); err == nil {
+	if text, err := teamContext(ctx, nil, tf, f.stateDir, cwd, b); err == nil {
 		for _, m := range indexLink.FindAllSubmatch(text, -1) {
 			loaded[string(m[1])] = true
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func (f Folder) Accept(ctx context.Context, stateDir string, g *folder.Gate, fil
 // repository.
 func ForDir(dir string) (Folder, bool) {
 	root := project.Root(dir)
-	if _, err := os.Stat(root + "/.git"); err != nil {
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		return Folder{}, false
 	}
 	return At(root), true
