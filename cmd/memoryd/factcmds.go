@@ -94,6 +94,9 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 
 func runShow(ctx context.Context, o *factOptions) error {
 	e := o.env
+	if handled, err := teamWhyShow(ctx, o, "show"); handled {
+		return err
+	}
 	m, data, f, err := findFact(e, o.global, o.name)
 	if err != nil {
 		return err

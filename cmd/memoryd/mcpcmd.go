@@ -51,6 +51,7 @@ func runMCP(ctx context.Context, a *app) error {
 		Writer:  f.modelWriter,
 		Used:    f.countUse,
 		Gate:    f.gate(),
+		Team:    mcpTeam(f, cwd),
 	})
 	err = s.Run(ctx, mcpserver.Transport(os.Stdin, os.Stdout))
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {

@@ -158,6 +158,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 		return "", "", err
 	}
 	cands := recallFacts(f, hits, skip, cwd)
+	cands = append(cands, teamRecall(ctx, f, cwd, strings.Join(words, " "), skip)...)
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {
 		return "", fmt.Sprintf("nothing relevant and new (%d hits, %d candidates)", len(hits), len(cands)), nil

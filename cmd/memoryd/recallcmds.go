@@ -123,10 +123,11 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	for i, h := range hits {
 		out[i] = hitJSON{Hit: h, staleness: stalenessOf(chk.File(f.dir, h.File))}
 	}
+	out = append(out, teamSearch(ctx, f, q)...)
 	if o.json {
 		return writeJSON(e.stdout, out)
 	}
-	if len(hits) == 0 {
+	if len(out) == 0 {
 		fmt.Fprintf(e.stdout, "no facts match %q (try other words, or --all)\n", strings.Join(args, " "))
 	}
 	for _, h := range out {
@@ -273,6 +274,7 @@ func stalenessOf(r cite.Result) staleness {
 type hitJSON struct {
 	search.Hit
 	staleness
+	Team string `json:"team,omitempty"` // a team fact: who added it (team.Byline)
 }
 
 // printFact prints one fact on a line: file, title, description, project.

@@ -76,7 +76,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	case len(args) == 0:
 		origins := gitsync.ReviewOrigins(f.stateDir)
 		for _, m := range inbox {
-			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
+			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, inboxWhere(f, m))
 			if o, ok := origins[m.File]; ok {
 				fmt.Fprintf(e.stdout, "  %s\n", o.Line())
 			}
@@ -113,6 +113,9 @@ func reviewOne(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, a
 	var d facts.Done
 	var err error
 	if action == "accept" {
+		if handled, err := reviewTeam(ctx, out, f, w, name); handled {
+			return err
+		}
 		d, err = w.Accept(ctx, name, force)
 	} else {
 		d, err = w.Reject(ctx, name, reason)

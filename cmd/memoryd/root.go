@@ -70,7 +70,7 @@ func commandList(a *app) []*cobra.Command {
 		newCmdContext(a), newCmdDoctor(a), newCmdEdit(a), newCmdExtract(a), newCmdForget(a),
 		newCmdHistory(a), newCmdImport(a), newCmdInstall(a), newCmdList(a), newCmdLogs(a),
 		newCmdMan(a), newCmdMCP(a), newCmdRebuild(a), newCmdRecall(a), newCmdReview(a),
-		newCmdRun(a), newCmdSearch(a), newCmdShow(a), newCmdStatus(a), newCmdSync(a),
+		newCmdRun(a), newCmdSearch(a), newCmdShare(a), newCmdShow(a), newCmdStatus(a), newCmdSync(a),
 		newCmdUndo(a), newCmdUninstall(a), newCmdVersion(a), newCmdWhy(a),
 	}
 	return append(cmds, newCmdsControl(a)...)

@@ -25,6 +25,9 @@ func newCmdWhy(a *app) *cobra.Command {
 
 func runWhy(ctx context.Context, o *factOptions) error {
 	e := o.env
+	if handled, err := teamWhyShow(ctx, o, "why"); handled {
+		return err
+	}
 	m, data, f, err := findFact(e, o.global, o.name)
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 type Hit struct {
 	File, Title, Description, Project, Snippet string
 	SupersededBy                               string // with Query.AllVersions: the fact that replaced this one
+	Team                                       string // a team fact: who added it ("team, added by Ann in 1a2b3c4")
 }
 
 // Query is a memory_search: words as typed and other phrasings of the
@@ -66,6 +67,9 @@ type Options struct {
 	// no secret, no planted instruction a person has not confirmed. nil
 	// is a gate with no confirmations.
 	Gate *folder.Gate
+	// Team is the team memory of the server's project (team.go); its
+	// zero value has none.
+	Team Team
 }
 
 // New returns the server with its four tools.
@@ -135,6 +139,7 @@ type SaveIn struct {
 	Project     string   `json:"project,omitempty" jsonschema:"the project slug when the fact only holds in one repository; 'global' for none"`
 	Replace     bool     `json:"replace,omitempty" jsonschema:"replace an existing fact of the same type and name"`
 	Cites       []string `json:"cites,omitempty" jsonschema:"the files the fact rests on, as paths relative to the project's root (optionally path#symbol); memoryd records their versions and marks the fact as possibly stale when they change"`
+	Scope       string   `json:"scope,omitempty" jsonschema:"'team' proposes the fact for the project's team memory (its .memory/ folder, checked in with the code, read by every teammate's agent): a person reviews and accepts it; leave it out for the user's own memory"`
 	Supersedes  string   `json:"supersedes,omitempty" jsonschema:"the file or name of an older fact this one replaces because it is no longer true; it is kept, marked superseded, out of the index and search"`
 }
 
@@ -179,23 +184,29 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 	default:
 		project = in.Project
 	}
-	hits, err := h.o.Search(ctx, Query{Words: phrasings[0], Phrasings: phrasings[1:], Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions})
+	q := Query{Words: phrasings[0], Phrasings: phrasings[1:], Project: project, All: all, Type: in.Type, Limit: min(limit, 50), AllVersions: in.AllVersions}
+	hits, err := h.o.Search(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
-	hits = h.gated(hits)
+	hits = append(h.gated(hits), h.teamHits(ctx, q)...)
 	if len(hits) == 0 {
 		return text("No facts match " + quote(strings.Join(phrasings, " / ")) + ". Try other words, or project \"all\"."), nil, nil
 	}
-	files := make([]string, len(hits))
-	for i, hit := range hits {
-		files[i] = hit.File
+	var files []string
+	for _, hit := range hits {
+		if hit.Team == "" { // usage counts the person's facts
+			files = append(files, hit.File)
+		}
 	}
 	h.used(usage.Search, files...)
 	var b strings.Builder
 	for _, hit := range hits {
 		fmt.Fprintf(&b, "- %s — %s: %s", hit.File, hit.Title, hit.Description)
-		if hit.Project != "" {
+		switch {
+		case hit.Team != "":
+			fmt.Fprintf(&b, " [%s]", hit.Team)
+		case hit.Project != "":
 			fmt.Fprintf(&b, " [project %s]", hit.Project)
 		}
 		if note := h.stale(hit.File); note != "" {
@@ -213,6 +224,9 @@ func (h *handlers) search(ctx context.Context, req *mcp.CallToolRequest, in Sear
 }
 
 func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, any, error) {
+	if rel, ok := h.o.Team.rel(in.File); ok {
+		return h.readTeam(rel)
+	}
 	if name := strings.TrimSpace(in.File); index.IsIndex(name) {
 		// The indexes context shows ("MEMORY.alpha-app.md") read by name.
 		data, err := index.ReadPlain(h.o.Dir, name)
@@ -275,6 +289,9 @@ func (h *handlers) stale(file string) string {
 }
 
 func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn) (*mcp.CallToolResult, any, error) {
+	if in.Scope == "team" {
+		return h.propose(ctx, req, in)
+	}
 	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project,
 		Cites: in.Cites, CiteFrom: h.o.Root}
 	switch {
