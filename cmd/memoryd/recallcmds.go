@@ -142,6 +142,9 @@ func printHit(w io.Writer, h hitJSON) {
 	if h.SupersededBy != "" {
 		fmt.Fprintf(w, "    superseded by %s\n", h.SupersededBy)
 	}
+	if h.Team != "" {
+		fmt.Fprintf(w, "    (%s)\n", h.Team)
+	}
 	if h.Stale {
 		fmt.Fprintf(w, "    (%s)\n", h.Marker)
 	}
