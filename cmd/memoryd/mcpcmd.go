@@ -39,7 +39,8 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f)}
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f),
+		warm: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
 	defer ls.close()
 	s := mcpserver.New(mcpserver.Options{
 		Dir:     f.dir,
@@ -59,11 +60,15 @@ func runMCP(ctx context.Context, a *app) error {
 	return err
 }
 
-// lazySearch opens the search index on the first search and brings it up
-// to date before each one (the daemon may not be running).
+// lazySearch asks the daemon's warm index; without a daemon it opens the
+// search index on the first search and brings it up to date before each
+// one.
 type lazySearch struct {
 	stateDir, dir string
 	embedder      search.Embedder // nil: search by words alone
+	// warm asks the daemon's warm index first (askWarm); ok false: no
+	// daemon answers, and the index is opened here.
+	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
 
 	mu sync.Mutex // guards x
 	x  *search.Index
@@ -92,11 +97,15 @@ func (l *lazySearch) close() {
 }
 
 func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver.Hit, error) {
-	x, err := l.index()
-	if err != nil {
-		return nil, err
+	sq := search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions}
+	hits, ok, err := l.warm(ctx, sq)
+	if !ok {
+		x, xerr := l.index()
+		if xerr != nil {
+			return nil, xerr
+		}
+		hits, err = x.FreshSearch(ctx, sq)
 	}
-	hits, err := x.FreshSearch(ctx, search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions})
 	if errors.Is(err, search.ErrNoWords) {
 		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
 	}

@@ -149,7 +149,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	}
 	cwd := cmp.Or(in.Cwd, workDir())
 	slug := project.Slug(cwd)
-	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates, Embedder: embedder(f)})
+	hits, err := findHits(ctx, f, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates}, nil)
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}

@@ -31,6 +31,10 @@ const (
 	// and SearchFile+"-shm", and SearchFile+".lock", held only while a
 	// corrupt index is replaced.
 	SearchFile = "search.db"
+	// WarmSocket is the unix socket on which a running daemon answers
+	// searches from its warm index (package warm); it exists only while
+	// the daemon listens.
+	WarmSocket = "warm.sock"
 	// UsageLog is package usage's append-only log of the facts agents used,
 	// one line a use; UsageSummary holds what earlier folds of it counted.
 	// Beside them: UsageLog+".folding" (a log being folded) and

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/warm"
+)
+
+// This file connects the readers (search, recall, the MCP server) to the
+// daemon's warm search index, and the daemon to its socket (package warm).
+
+// warmServer is the daemon's answering of searches from x, its search
+// index: the daemon syncs x through it and runs it.
+func warmServer(f *folder, x *search.Index) *warm.Server {
+	return warm.New(warm.Options{StateDir: f.stateDir, MemoryDir: f.dir, Version: warmVersion(), Logger: f.log}, x)
+}
+
+// warmVersion names this build for the warm socket: a daemon of another
+// build (an upgrade not yet restarted) is not asked.
+func warmVersion() string {
+	b := readBuildInfo()
+	v := b.version + " " + b.commit
+	if b.modified {
+		v += " modified"
+	}
+	return v
+}
+
+// askWarm asks the running daemon for q's hits. ok is false when there is
+// no daemon to answer (warm.ErrUnavailable, logged at debug level): the
+// caller searches by itself.
+func askWarm(ctx context.Context, f *folder, q search.Query) (hits []search.Hit, ok bool, err error) {
+	hits, err = warm.Ask(ctx, f.stateDir, f.dir, warmVersion(), q)
+	if errors.Is(err, warm.ErrUnavailable) {
+		f.log.Debug("searching without the daemon", "why", err)
+		return nil, false, nil
+	}
+	return hits, true, err
+}
+
+// findHits is q's hits from the daemon's warm index, else from the search
+// index opened here (search.FindOrScan, which reports to onFallback when it
+// answered from the files). Either way the caller gates what it shows.
+func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(error)) ([]search.Hit, error) {
+	if hits, ok, err := askWarm(ctx, f, q); ok {
+		return hits, err
+	}
+	q.Embedder = embedder(f)
+	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
+}
