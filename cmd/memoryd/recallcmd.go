@@ -318,5 +318,5 @@ func recordGiven(ctx context.Context, stateDir, id string, files []string) error
 	now := time.Now()
 	s.Add(id, files, now)
 	s.Prune(now)
-	return state.WriteJSON(stateDir, recallSessionsFile, s)
+	return writeSessions(stateDir, s)
 }
