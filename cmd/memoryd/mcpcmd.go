@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/internal/mcpserver"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/warm"
 )
 
 func newCmdMCP(a *app) *cobra.Command {
@@ -39,7 +41,7 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f),
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f), log: f.log,
 		warm: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
 	defer ls.close()
 	s := mcpserver.New(mcpserver.Options{
@@ -61,8 +63,8 @@ func runMCP(ctx context.Context, a *app) error {
 }
 
 // lazySearch asks the daemon's warm index; without a daemon it opens the
-// search index on the first search and brings it up to date before each
-// one.
+// search index on the first search and keeps it warm itself (warm.Local:
+// the folder is checked again only when a watcher saw it change).
 type lazySearch struct {
 	stateDir, dir string
 	embedder      search.Embedder // nil: search by words alone
@@ -70,11 +72,14 @@ type lazySearch struct {
 	// daemon answers, and the index is opened here.
 	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
 
-	mu sync.Mutex // guards x
-	x  *search.Index
+	log           *slog.Logger
+
+	mu    sync.Mutex // guards x and local
+	x     *search.Index
+	local *warm.Local // x kept warm by a watcher of the folder
 }
 
-func (l *lazySearch) index() (*search.Index, error) {
+func (l *lazySearch) index() (*warm.Local, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.x == nil {
@@ -83,15 +88,17 @@ func (l *lazySearch) index() (*search.Index, error) {
 			return nil, err
 		}
 		x.SetEmbedder(l.embedder)
-		l.x = x
+		l.x, l.local = x, warm.NewLocal(x, l.dir, l.log)
+		l.local.Start()
 	}
-	return l.x, nil
+	return l.local, nil
 }
 
 func (l *lazySearch) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.x != nil {
+		l.local.Stop()
 		l.x.Close()
 	}
 }
@@ -104,7 +111,7 @@ func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver
 		if xerr != nil {
 			return nil, xerr
 		}
-		hits, err = x.FreshSearch(ctx, sq)
+		hits, err = x.Search(ctx, sq)
 	}
 	if errors.Is(err, search.ErrNoWords) {
 		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
