@@ -72,7 +72,7 @@ type lazySearch struct {
 	// daemon answers, and the index is opened here.
 	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
 
-	log           *slog.Logger
+	log *slog.Logger
 
 	mu    sync.Mutex // guards x and local
 	x     *search.Index
