@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/cited"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/state"
@@ -67,13 +68,19 @@ func New(opts Options, x Index) *Server {
 }
 
 // Sync syncs the index (the daemon's search goroutine calls it); from the
-// first success on, the server answers.
+// first success on, the server answers. After each success it also writes
+// the map of the files the facts cite (package cited) for the tool-call
+// hook.
 func (s *Server) Sync(ctx context.Context, snap index.Snapshot) error {
 	err := s.x.Sync(ctx, snap)
-	if err == nil {
-		s.ready.Store(true)
+	if err != nil {
+		return err
 	}
-	return err
+	s.ready.Store(true)
+	if err := cited.Write(s.opts.StateDir, cited.Build(snap)); err != nil {
+		s.log.Warn("write the map of cited files (the tool-call hook adds nothing meanwhile)", "err", err)
+	}
+	return nil
 }
 
 // FillVectors embeds facts for the index when it can (search.Index with an
