@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ func BenchmarkWarmReaders(b *testing.B) {
 	for b.Loop() {
 		w := newWorld(b)
 		writeFacts(w, 10000)
+		w.write("project-migrations.md", "---\nname: migrations\ndescription: How migrations run\nmetadata:\n  type: project\n---\nNever run migration 0042 twice; see src/db/migrate.go.\n")
 		if out, code := w.runCmd(nil, "rebuild"); code != 0 {
 			b.Fatalf("rebuild: %s", out)
 		}
@@ -38,6 +40,10 @@ func BenchmarkWarmReaders(b *testing.B) {
 			b.Fatalf("first search: %s", out)
 		}
 		b.ReportMetric(msOf(time.Since(t0)), "first-search-fresh-store-ms")
+		// Committed, so that the daemon's first commit of 10,000 files does
+		// not run beside the measures.
+		w.git(w.notes, "add", "-A")
+		w.git(w.notes, "commit", "-q", "-m", "facts")
 		for _, up := range []bool{false, true} {
 			label := "no-daemon"
 			var p *proc
@@ -48,6 +54,9 @@ func BenchmarkWarmReaders(b *testing.B) {
 			}
 			readerMetrics(b, w, runs, label)
 			mcpMetrics(b, w, label)
+			if up {
+				toolHookMetrics(b, w, runs)
+			}
 			if p != nil {
 				p.stop(b)
 			}
@@ -110,4 +119,34 @@ func warmAnswers(w *world) bool {
 	}
 	out, _ := w.runCmd([]string{"MEMORY_LOG_LEVEL=debug"}, "search", "widget1")
 	return !strings.Contains(out, "searching without the daemon")
+}
+
+// toolHookMetrics reports the tool-call hook (`memoryd recall-tool`, as
+// Claude Code's PreToolUse runs it, a new session each run) over version:
+// on a file no fact is about, and on one a fact names. The issue's
+// bounds: ≤ version + 5 ms with nothing to add, ≤ + 15 ms with a hit.
+func toolHookMetrics(b *testing.B, w *world, runs int) {
+	repo := filepath.Join(w.home, "app")
+	os.MkdirAll(filepath.Join(repo, "src", "db"), 0o755)
+	w.git(repo, "init", "-q")
+	payload := func(label, file string) func(int) string {
+		return func(i int) string {
+			data, _ := json.Marshal(map[string]any{"session_id": fmt.Sprintf("%s-%d", label, i), "cwd": repo,
+				"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(repo, file)}})
+			return string(data)
+		}
+	}
+	version := medianRun(b, w, runs, func(int) []string { return []string{"version"} })
+	miss := medianStdin(b, w, runs, []string{"recall-tool"}, payload("miss", "src/db/other.go"), func(out string) {
+		if out != "" {
+			b.Fatalf("recall-tool on an uncited file: %s", out)
+		}
+	})
+	hit := medianStdin(b, w, runs, []string{"recall-tool"}, payload("hit", "src/db/migrate.go"), func(out string) {
+		if !strings.Contains(out, "0042") {
+			b.Fatalf("recall-tool on a cited file: %q", out)
+		}
+	})
+	b.ReportMetric(miss-version, "tool-hook-nothing-over-version-ms")
+	b.ReportMetric(hit-version, "tool-hook-hit-over-version-ms")
 }
