@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"syscall"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/recall"
@@ -33,12 +34,16 @@ func warmVersion() string {
 }
 
 // askWarm asks the running daemon for q's hits. ok is false when there is
-// no daemon to answer (warm.ErrUnavailable, logged at debug level): the
-// caller searches by itself.
+// no daemon to answer (warm.ErrUnavailable): the caller searches by itself.
+// A daemon that listens but does not answer is logged at debug level; no
+// daemon at all (no socket, nobody listening) is the usual case and says
+// nothing, so that a hook prints nothing on its standard error.
 func askWarm(ctx context.Context, f *folder, q search.Query) (hits []search.Hit, ok bool, err error) {
 	hits, err = warm.Ask(ctx, f.stateDir, f.dir, warmVersion(), q)
 	if errors.Is(err, warm.ErrUnavailable) {
-		f.log.Debug("searching without the daemon", "why", err)
+		if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
+			f.log.Debug("searching without the daemon", "why", err)
+		}
 		return nil, false, nil
 	}
 	return hits, true, err

@@ -125,6 +125,9 @@ func TestWarmDaemon(t *testing.T) {
 		return out
 	}
 	waitFor(t, "the daemon to answer searches", func() bool {
+		if _, err := os.Lstat(sock); err != nil {
+			return false // no socket: search answers alone, saying nothing
+		}
 		out := warmSearch("zebras")
 		return strings.Contains(out, "alpha") && !strings.Contains(out, "searching without the daemon")
 	})
@@ -142,7 +145,7 @@ func TestWarmDaemon(t *testing.T) {
 	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
 		t.Fatalf("the socket outlived the daemon: %v", err)
 	}
-	if out := warmSearch("okapis"); !strings.Contains(out, "beta") || !strings.Contains(out, "searching without the daemon") {
+	if out := warmSearch("okapis"); !strings.Contains(out, "beta") {
 		t.Fatalf("search without the daemon:\n%s", out)
 	}
 }
