@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/memoryd/memoryd/internal/mcpserver"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/warm"
 )
 
 func newCmdMCP(a *app) *cobra.Command {
@@ -39,7 +41,8 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f)}
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f), log: f.log,
+		warm: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
 	defer ls.close()
 	s := mcpserver.New(mcpserver.Options{
 		Dir:     f.dir,
@@ -60,17 +63,24 @@ func runMCP(ctx context.Context, a *app) error {
 	return err
 }
 
-// lazySearch opens the search index on the first search and brings it up
-// to date before each one (the daemon may not be running).
+// lazySearch asks the daemon's warm index; without a daemon it opens the
+// search index on the first search and keeps it warm itself (warm.Local:
+// the folder is checked again only when a watcher saw it change).
 type lazySearch struct {
 	stateDir, dir string
 	embedder      search.Embedder // nil: search by words alone
+	// warm asks the daemon's warm index first (askWarm); ok false: no
+	// daemon answers, and the index is opened here.
+	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
 
-	mu sync.Mutex // guards x
-	x  *search.Index
+	log *slog.Logger
+
+	mu    sync.Mutex // guards x and local
+	x     *search.Index
+	local *warm.Local // x kept warm by a watcher of the folder
 }
 
-func (l *lazySearch) index() (*search.Index, error) {
+func (l *lazySearch) index() (*warm.Local, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.x == nil {
@@ -79,25 +89,31 @@ func (l *lazySearch) index() (*search.Index, error) {
 			return nil, err
 		}
 		x.SetEmbedder(l.embedder)
-		l.x = x
+		l.x, l.local = x, warm.NewLocal(x, l.dir, l.log)
+		l.local.Start()
 	}
-	return l.x, nil
+	return l.local, nil
 }
 
 func (l *lazySearch) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.x != nil {
+		l.local.Stop()
 		l.x.Close()
 	}
 }
 
 func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver.Hit, error) {
-	x, err := l.index()
-	if err != nil {
-		return nil, err
+	sq := search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions}
+	hits, ok, err := l.warm(ctx, sq)
+	if !ok {
+		x, xerr := l.index()
+		if xerr != nil {
+			return nil, xerr
+		}
+		hits, err = x.Search(ctx, sq)
 	}
-	hits, err := x.FreshSearch(ctx, search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions})
 	if errors.Is(err, search.ErrNoWords) {
 		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
 	}

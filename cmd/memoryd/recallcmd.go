@@ -149,7 +149,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	}
 	cwd := cmp.Or(in.Cwd, workDir())
 	slug := project.Slug(cwd)
-	hits, err := search.Find(ctx, f.stateDir, f.dir, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates, Embedder: embedder(f)})
+	hits, err := findHits(ctx, f, search.Query{Words: strings.Join(words, " "), Project: slug, Limit: recallCandidates}, nil)
 	if err != nil && !errors.Is(err, search.ErrNoWords) {
 		return "", "", err
 	}
@@ -319,5 +319,5 @@ func recordGiven(ctx context.Context, stateDir, id string, files []string) error
 	now := time.Now()
 	s.Add(id, files, now)
 	s.Prune(now)
-	return state.WriteJSON(stateDir, recallSessionsFile, s)
+	return writeSessions(stateDir, s)
 }

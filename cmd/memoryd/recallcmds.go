@@ -106,8 +106,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	q := search.Query{Words: strings.Join(args, " "), Project: o.scope(), All: o.all, Type: o.typ, Limit: o.n,
 		Explain: o.explain, AllVersions: o.allVersions}
-	q.Embedder = embedder(f)
-	hits, err := search.FindOrScan(ctx, f.stateDir, f.dir, q, func(err error) {
+	hits, err := findHits(ctx, f, q, func(err error) {
 		fmt.Fprintf(e.stderr, "memoryd: the search index cannot be used (%v); answered from the files\n", err)
 	})
 	if errors.Is(err, search.ErrNoWords) {

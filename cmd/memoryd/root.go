@@ -69,7 +69,7 @@ func commandList(a *app) []*cobra.Command {
 		newCmdAdd(a), newCmdCheck(a), newCmdCompact(a), newCmdCompletion(a), newCmdConfig(a),
 		newCmdContext(a), newCmdDoctor(a), newCmdEdit(a), newCmdExtract(a), newCmdForget(a),
 		newCmdHistory(a), newCmdImport(a), newCmdInstall(a), newCmdList(a), newCmdLogs(a),
-		newCmdMan(a), newCmdMCP(a), newCmdRebuild(a), newCmdRecall(a), newCmdReview(a),
+		newCmdMan(a), newCmdMCP(a), newCmdRebuild(a), newCmdRecall(a), newCmdRecallTool(a), newCmdReview(a),
 		newCmdRun(a), newCmdSearch(a), newCmdShare(a), newCmdShow(a), newCmdStatus(a), newCmdSync(a),
 		newCmdUndo(a), newCmdUninstall(a), newCmdVersion(a), newCmdWhy(a),
 	}

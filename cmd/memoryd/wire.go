@@ -73,7 +73,8 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)
 	} else {
 		x.SetEmbedder(embedder(f))
-		deps.Search = x
+		srv := warmServer(f, x)
+		deps.Search, deps.Readers = srv, srv
 		closers = append(closers, x)
 	}
 	client, more, err := jobLLM(f)

@@ -31,6 +31,19 @@ var ErrSymlink = errors.New("refusing to write through a symbolic link")
 // name must be a plain file name or a slash-separated path below dir. On error
 // the target is untouched and the temporary file is removed.
 func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err error) {
+	return write(dir, name, data, perm, true)
+}
+
+// WriteNoSync is Write without the two syncs to disk, for a file whose
+// loss or emptying by a crash costs nothing but repeated work (the record
+// of what a session was given, read at every prompt): readers still see
+// the old bytes or the new, never a mix. A sync costs milliseconds to tens
+// of milliseconds on a busy disk, which the prompt hook would pay.
+func WriteNoSync(dir, name string, data []byte, perm fs.FileMode) (changed bool, err error) {
+	return write(dir, name, data, perm, false)
+}
+
+func write(dir, name string, data []byte, perm fs.FileMode, durable bool) (changed bool, err error) {
 	if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(filepath.FromSlash(name)) {
 		return false, fmt.Errorf("write %q: not a path inside %s", name, dir)
 	}
@@ -67,7 +80,7 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 	if _, err = f.Write(data); err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if err == nil && !holdOpen {
@@ -78,6 +91,9 @@ func Write(dir, name string, data []byte, perm fs.FileMode) (changed bool, err e
 	}
 	if err = os.Rename(tmp, target); err != nil {
 		return false, fmt.Errorf("write %s: %w", target, err)
+	}
+	if !durable {
+		return true, nil
 	}
 	if err = syncDir(parent); err != nil {
 		return true, fmt.Errorf("write %s: sync folder: %w", target, err)

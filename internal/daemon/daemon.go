@@ -97,6 +97,14 @@ type Deps struct {
 	// remote: a round at start, after the daemon's commits and every
 	// SyncPolicy.Interval. It needs Git.
 	Sync Syncer
+	// Readers, when set, answers other processes' searches from the
+	// search index (warm.Server); it runs as long as the watcher.
+	Readers Runner
+}
+
+// Runner is a part that runs until its context ends (warm.Server).
+type Runner interface {
+	Run(ctx context.Context) error
 }
 
 // Searcher is the search cache the daemon keeps current (search.Index).
@@ -150,6 +158,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.log.Error("watcher stopped", "err", err)
 		}
 	})
+	if r := d.deps.Readers; r != nil {
+		wg.Go(func() {
+			if err := r.Run(wctx); err != nil {
+				d.log.Error("answering searches stopped", "err", err)
+			}
+		})
+	}
 	if x := d.deps.Extraction; x != nil {
 		wg.Go(func() { x.runWatchers(wctx, d.opts.Extract.Discover, d.log) })
 	}

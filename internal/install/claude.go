@@ -23,6 +23,9 @@ import (
 //   - a UserPromptSubmit hook running `memoryd recall --config FILE`, whose
 //     answer (hookSpecificOutput.additionalContext) brings the few facts
 //     relevant to each prompt that the session has not seen;
+//   - a PreToolUse hook on Read|Edit|Write|MultiEdit running `memoryd
+//     recall-tool --config FILE`, whose answer brings the facts that cite
+//     or name the file the tool call reads or edits;
 //   - permissions.allow for mcp__memoryd__memory_search and
 //     mcp__memoryd__memory_read: in `claude -p` a tool that is not allowed
 //     is refused, and these two only read. Saving and forgetting still ask.
@@ -102,7 +105,18 @@ func claudePromptHook(command string) jsonObject {
 
 // claudeHookEvents are the hook events memoryd wires and the memoryd
 // subcommand each runs.
-var claudeHookEvents = []struct{ event, sub string }{{"SessionStart", "context"}, {"UserPromptSubmit", "recall"}}
+var claudeHookEvents = []struct{ event, sub string }{{"SessionStart", "context"}, {"UserPromptSubmit", "recall"}, {"PreToolUse", "recall-tool"}}
+
+// claudeToolMatcher is the tools whose calls the PreToolUse hook runs
+// for: those that read or edit one file. Every other tool call costs no
+// process.
+const claudeToolMatcher = "Read|Edit|Write|MultiEdit"
+
+// claudeToolHook is the PreToolUse hook group install adds.
+func claudeToolHook(command string) jsonObject {
+	return jsonObject{{"matcher", claudeToolMatcher}, {"hooks", []any{
+		jsonObject{{"type", "command"}, {"command", command}, {"timeout", claudeHookTimeout}}}}}
+}
 
 // isMemorydHook reports whether v is a hook group of one command running
 // `memoryd SUB`.
@@ -140,7 +154,8 @@ func putHook(root *hujson.Value, event, sub string, group jsonObject, unit strin
 
 // AddClaudeSettings returns settings.json's data with memoryd's
 // SessionStart hook (running command), its UserPromptSubmit hook (running
-// prompt; none when prompt is "") and the read-only tools allowed. A
+// prompt[0]; none when it is "" or missing), its PreToolUse hook (running
+// prompt[1], likewise) and the read-only tools allowed. A
 // memoryd hook that runs another command (a moved binary) is replaced.
 func AddClaudeSettings(data []byte, command string, prompt ...string) ([]byte, error) {
 	root, err := parseObject("claude settings", data)
@@ -153,6 +168,11 @@ func AddClaudeSettings(data []byte, command string, prompt ...string) ([]byte, e
 	}
 	if len(prompt) > 0 && prompt[0] != "" {
 		if err := putHook(&root, "UserPromptSubmit", "recall", claudePromptHook(prompt[0]), unit); err != nil {
+			return nil, err
+		}
+	}
+	if len(prompt) > 1 && prompt[1] != "" {
+		if err := putHook(&root, "PreToolUse", "recall-tool", claudeToolHook(prompt[1]), unit); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +271,7 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 func claudeSteps(o *Options) []agentStep {
 	settings, servers := ClaudeFiles(o.Home, o.ClaudeConfigDir)
 	command, hook, prompt := o.MCPCommand(), o.contextCommand(), o.recallCommand()
-	note := "SessionStart and UserPromptSubmit hooks, read-only memory tools allowed"
+	note := "SessionStart, UserPromptSubmit and PreToolUse (" + claudeToolMatcher + ") hooks, read-only memory tools allowed"
 	if !o.KeepClaudeMemory {
 		note += ", Claude Code's own auto-memory off (memoryd install --claude --keep-claude-memory keeps it)"
 	}
@@ -261,7 +281,7 @@ func claudeSteps(o *Options) []agentStep {
 			remove: RemoveClaudeMCP, empty: isEmptyObject, json: true},
 		{what: "claude settings", path: settings, perm: 0o644, note: note,
 			add: func(data []byte) ([]byte, error) {
-				out, err := AddClaudeSettings(data, hook, prompt)
+				out, err := AddClaudeSettings(data, hook, prompt, o.hookCommand("recall-tool"))
 				if err != nil || o.KeepClaudeMemory {
 					return out, err
 				}

@@ -1,9 +1,13 @@
 // memoryd: adds the memory index of the session's project to OpenCode's
-// system prompt (MEMORY.md itself comes through "instructions"), and on each
-// user message the few facts relevant to it that the session has not seen.
+// system prompt (MEMORY.md itself comes through "instructions"), on each
+// user message the few facts relevant to it that the session has not seen,
+// and before a tool reads or edits a file the facts about that file.
 // Written by `memoryd install --opencode`; `memoryd uninstall` removes it.
 const MEMORYD = "{{binary}}";
 const CONFIG = "{{config}}";
+
+// The tools that read or edit one file: only their calls run recall-tool.
+const FILE_TOOLS = new Set(["read", "edit", "write"]);
 
 // The standard output of `memoryd ARGS --config CONFIG` with input on its
 // standard input, trimmed; "" on any failure: a missing or older memoryd
@@ -48,6 +52,19 @@ export const MemorydPlugin = async ({ directory }) => {
       const text = await memoryd(
         ["recall", "--project-only", "--format", "text"],
         JSON.stringify({ session_id: key, cwd: directory, prompt }),
+      );
+      if (text) list.push(text);
+    },
+    // Before a tool reads or edits a file, the facts that cite or name it
+    // (memoryd recall-tool), for the model's next request.
+    "tool.execute.before": async (input, output) => {
+      const file = output?.args?.filePath;
+      if (!FILE_TOOLS.has(input?.tool) || typeof file !== "string" || !file) return;
+      const key = input?.sessionID ?? "";
+      const list = await session(key);
+      const text = await memoryd(
+        ["recall-tool"],
+        JSON.stringify({ session_id: key, cwd: directory, tool_input: { filePath: file } }),
       );
       if (text) list.push(text);
     },

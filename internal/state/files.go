@@ -31,6 +31,14 @@ const (
 	// and SearchFile+"-shm", and SearchFile+".lock", held only while a
 	// corrupt index is replaced.
 	SearchFile = "search.db"
+	// WarmSocket is the unix socket on which a running daemon answers
+	// searches from its warm index (package warm); it exists only while
+	// the daemon listens.
+	WarmSocket = "warm.sock"
+	// CitedFile maps the files of projects to the facts about them
+	// (package cited), written by the daemon after each sync of its
+	// search index, read by the tool-call hook.
+	CitedFile = "cited.json"
 	// UsageLog is package usage's append-only log of the facts agents used,
 	// one line a use; UsageSummary holds what earlier folds of it counted.
 	// Beside them: UsageLog+".folding" (a log being folded) and

@@ -1,0 +1,87 @@
+package warm
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/watcher"
+)
+
+// Local is a long-lived reader's own search index (the MCP server's, when
+// no daemon answers), kept warm by a watcher of the memory folder: the
+// folder is checked (search.Index.FreshSearch, a stat of every file) only
+// before the first search and after the watcher saw a change, not before
+// every query.
+type Local struct {
+	x *search.Index
+	w *watcher.Watcher
+
+	mu    sync.Mutex // guards live and dirty
+	live  bool       // the watcher's watches are in place (its first Rescan came)
+	dirty bool       // the folder may have changed since the last check
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewLocal returns a Local of x, the index of memoryDir; it starts nothing
+// until Start.
+func NewLocal(x *search.Index, memoryDir string, log *slog.Logger) *Local {
+	return &Local{x: x, dirty: true,
+		w: watcher.New(watcher.Options{Dir: memoryDir, Ignore: index.Ignored, Logger: log})}
+}
+
+// Start runs the watcher until Stop.
+func (l *Local) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	l.cancel, l.done = cancel, make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { l.w.Run(ctx) })
+	wg.Go(func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-l.w.Events():
+				// Any event, a Rescan included (the start, an overflow, a
+				// watcher that failed), means: check the folder again.
+				l.mu.Lock()
+				l.live, l.dirty = true, true
+				l.mu.Unlock()
+			}
+		}
+	})
+	go func() { wg.Wait(); close(l.done) }()
+}
+
+// Stop stops the watcher and waits for its goroutines.
+func (l *Local) Stop() {
+	if l.cancel != nil {
+		l.cancel()
+		<-l.done
+	}
+}
+
+// Search answers q from the index, checking the folder first only when
+// the watcher is not yet watching or saw a change since the last check.
+func (l *Local) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
+	l.mu.Lock()
+	check := !l.live || l.dirty
+	if l.live {
+		l.dirty = false // a change during the check below marks it again
+	}
+	l.mu.Unlock()
+	if !check {
+		return l.x.Search(ctx, q)
+	}
+	hits, err := l.x.FreshSearch(ctx, q)
+	if err != nil {
+		l.mu.Lock()
+		l.dirty = true
+		l.mu.Unlock()
+	}
+	return hits, err
+}

@@ -1,0 +1,58 @@
+package warm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memoryd/memoryd/internal/search"
+)
+
+func writeFact(t *testing.T, dir, name, words string) {
+	t.Helper()
+	body := "---\nname: " + name + "\ndescription: A fact about " + words + "\nmetadata:\n  type: reference\n---\n" + words + ".\n"
+	if err := os.WriteFile(filepath.Join(dir, "reference-"+name+".md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func found(t *testing.T, l *Local, words, file string) bool {
+	t.Helper()
+	hits, err := l.Search(context.Background(), search.Query{Words: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.File == file {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLocalChecksOnlyAfterAChange: a change the watcher sees is found by
+// the next searches; with the watcher stopped, nothing checks the folder
+// before a query any more.
+func TestLocalChecksOnlyAfterAChange(t *testing.T) {
+	mem := t.TempDir()
+	writeFact(t, mem, "alpha", "zebras")
+	x, err := search.Open(t.TempDir(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	l := NewLocal(x, mem, nil)
+	l.Start()
+	if !found(t, l, "zebras", "reference-alpha.md") {
+		t.Fatal("the first search does not find the fact")
+	}
+	writeFact(t, mem, "beta", "okapis")
+	waitFor(t, func() bool { return found(t, l, "okapis", "reference-beta.md") })
+	l.Stop()
+	found(t, l, "okapis", "reference-beta.md") // takes a change the watcher saw before it stopped, if any
+	writeFact(t, mem, "gamma", "narwhals")
+	if found(t, l, "narwhals", "reference-gamma.md") {
+		t.Fatal("a search checked the folder although no watcher saw a change")
+	}
+}
