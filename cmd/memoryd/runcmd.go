@@ -14,6 +14,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/daemon"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
+	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/watcher"
@@ -62,7 +63,7 @@ func runDaemon(ctx context.Context, a *app) (err error) {
 		f.log.Warn("no log file in the state folder; logging to standard error only", "err", lerr)
 	} else {
 		out.attach(lf)
-		if e.getenv(detachedEnv) == "1" {
+		if e.getenv(install.DetachedEnv) == "1" {
 			// Started by `memoryd start`: its standard error is a file
 			// for what it says before this point, which nothing rotates.
 			out.quiet()
