@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/compactor"
@@ -202,73 +201,20 @@ func newLLM(f *folder) (llm.Completer, string, error) {
 	}
 	counted := cost.NewCounter(c, f.stateDir, f.log)
 	if provider == "opencode" && !f.modelResolved {
-		if lazy := newOpenCodeModel(f, counted); lazy != nil {
-			return lazy, provider, nil
-		}
+		return llm.WithDefaultModel(counted, f.cfg.DefaultModels(), func(ctx context.Context) string { return openCodeDefaultModel(ctx, f) }), provider, nil
 	}
 	return counted, provider, nil
-}
-
-// openCodeDefault is the client of the opencode provider when no model is
-// configured: the first request that names the default model asks OpenCode
-// which model the user has (openCodeModel) and every request then uses it.
-// Asking costs an `opencode debug config` of up to 30 s; asked when a job
-// first needs it, it never holds up the daemon's start (the watcher and the
-// commits), and a daemon that never runs a job never asks.
-type openCodeDefault struct {
-	llm.Completer
-	f        *folder
-	defaults map[string]bool // the configured model names that are defaults
-	once     sync.Once
-	model    string // OpenCode's model, "" when it has none or cannot say
-}
-
-// newOpenCodeModel wraps c, or returns nil when every model is configured.
-func newOpenCodeModel(f *folder, c llm.Completer) *openCodeDefault {
-	defaults := map[string]bool{}
-	for _, key := range []string{"extract.model", "compact.model"} {
-		if f.cfg.Origin(key).Source == config.FromDefault {
-			if key == "extract.model" {
-				defaults[f.cfg.Extract.Model] = true
-			} else {
-				defaults[f.cfg.Compact.Model] = true
-			}
-		}
-	}
-	if len(defaults) == 0 {
-		return nil
-	}
-	return &openCodeDefault{Completer: c, f: f, defaults: defaults}
-}
-
-func (o *openCodeDefault) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if o.defaults[req.Model] {
-		o.once.Do(func() { o.model = openCodeDefaultModel(ctx, o.f) })
-		if o.model != "" {
-			req.Model = o.model
-		}
-	}
-	return o.Completer.Complete(ctx, req)
-}
-
-// Close closes the client it wraps.
-func (o *openCodeDefault) Close() error {
-	if c, ok := o.Completer.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }
 
 // openCodeModel: with the opencode provider and no model configured, the
 // jobs use the user's own OpenCode small_model, else its model (the
 // built-in default names a model most OpenCode setups do not have). It
 // asks OpenCode now (doctor shows the model); newLLM asks only when a job
-// first needs it.
+// first needs it (llm.WithDefaultModel).
 func openCodeModel(ctx context.Context, f *folder) {
 	if f.cfg.Origin("extract.model").Source != config.FromDefault || f.modelResolved {
 		return
 	}
-	f.modelResolved = true
 	setOpenCodeModel(f, openCodeDefaultModel(ctx, f))
 }
 
@@ -276,30 +222,12 @@ func openCodeModel(ctx context.Context, f *folder) {
 // whose model is not configured; "" changes nothing.
 func setOpenCodeModel(f *folder, m string) {
 	f.modelResolved = true
-	if m == "" || f.cfg.Origin("extract.model").Source != config.FromDefault {
-		return
-	}
-	if f.cfg.Origin("compact.model").Source == config.FromDefault {
-		f.cfg.Compact.Model = m
-	}
-	f.cfg.Extract.Model = m
+	f.cfg.UseModel(m)
 }
 
-// openCodeDefaultModel asks OpenCode for the user's small_model, else
-// model, and says in the log what the jobs will use; "" when OpenCode has
-// none or cannot say.
+// openCodeDefaultModel asks OpenCode for the user's model.
 func openCodeDefaultModel(ctx context.Context, f *folder) string {
-	m, err := llm.OpenCodeDefaultModel(ctx, "", os.Environ())
-	switch {
-	case err != nil:
-		f.log.Warn("could not read OpenCode's model; set extract.model", "err", err, "using", f.cfg.Extract.Model)
-		return ""
-	case m == "":
-		f.log.Warn("OpenCode has no small_model or model set; set extract.model (memoryd doctor lists what OpenCode offers)", "using", f.cfg.Extract.Model)
-		return ""
-	}
-	f.log.Info("using OpenCode's own model", "model", m)
-	return m
+	return llm.ResolveOpenCodeModel(ctx, os.Environ(), f.log, f.cfg.Extract.Model)
 }
 
 // llmOptions configures the client of provider for f.
