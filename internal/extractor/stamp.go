@@ -42,7 +42,7 @@ func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, 
 	}
 	for i := range changes {
 		c := &changes[i]
-		m, err := index.Parse(c.File, c.Data)
+		m, err := c.fact()
 		if err != nil || c.Action == "supersede" {
 			continue // a superseded fact keeps its text, date and project: only the mark is new
 		}
@@ -62,6 +62,7 @@ func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, 
 			m.Cites = cites
 		}
 		c.Data = m.Format()
+		m.Hash = index.Hash(c.Data) // m is c.Data parsed: no second parse
 	}
 }
 

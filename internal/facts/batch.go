@@ -111,7 +111,7 @@ func freeName(snap index.Snapshot, taken map[string]bool, f Fact) string {
 	name := f.Name
 	for n := 2; ; n++ {
 		file := Fact{Type: f.Type, Name: name}.File()
-		if find(snap, file) == nil && unreadable(snap, file) == nil && !taken[file] {
+		if ByFile(snap, file) == nil && unreadable(snap, file) == nil && !taken[file] {
 			return name
 		}
 		suffix := fmt.Sprintf("-%d", n)

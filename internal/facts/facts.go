@@ -189,7 +189,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
 		file := f.File()
-		cur := find(snap, file)
+		cur := ByFile(snap, file)
 		if err := unreadable(snap, file); err != nil {
 			return Done{}, nil, "", err
 		}
@@ -310,7 +310,7 @@ func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash str
 		return Done{}, err
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
-		if cur := find(snap, file); cur != nil && cur.Readonly {
+		if cur := ByFile(snap, file); cur != nil && cur.Readonly {
 			return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd's commands never change it; open it in your editor", file, ErrReadonly)
 		}
 		if m.File != file || !index.IsMemory(file) {
@@ -339,7 +339,7 @@ func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 		return nil, fmt.Errorf("%w %q: it waits for review (memoryd review)", ErrNotFound, name)
 	}
 	for _, f := range []string{name, name + ".md"} {
-		if m := find(snap, f); m != nil {
+		if m := ByFile(snap, f); m != nil {
 			return m, nil
 		}
 	}
@@ -362,7 +362,9 @@ func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 	return nil, fmt.Errorf("%q names several facts (%s): give the file name", name, strings.Join(files, ", "))
 }
 
-func find(snap index.Snapshot, file string) *index.Memory {
+// ByFile is the fact in file of snap (sorted by file, as every snapshot
+// is), nil when there is none: the one lookup of a fact by its file.
+func ByFile(snap index.Snapshot, file string) *index.Memory {
 	i, ok := slices.BinarySearchFunc(snap.Memories, file, func(m *index.Memory, f string) int { return strings.Compare(m.File, f) })
 	if !ok {
 		return nil

@@ -52,7 +52,7 @@ func (w *Writer) Supersede(ctx context.Context, f Fact, old string) (Done, error
 	if err := unreadable(snap, file); err != nil {
 		return Done{}, err
 	}
-	if find(snap, file) != nil {
+	if ByFile(snap, file) != nil {
 		return Done{}, fmt.Errorf("%s %w; choose another name for the fact that supersedes %s", file, ErrExists, prev.File)
 	}
 	if dup := duplicate(snap, file, f); dup != "" && dup != prev.File {
