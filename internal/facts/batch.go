@@ -91,12 +91,11 @@ func (w *Writer) plan(snap index.Snapshot, items []Item) ([]Result, []planned) {
 		f.Name = freeName(snap, taken, f)
 		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
 		m.Project = f.Project
-		m.Updated = w.today()
 		src := it.Source
 		if src.Agent == "" {
 			src = w.source()
 		}
-		m.Sources = append(m.Sources, src)
+		Stamp(m, src, w.now())
 		taken[m.File] = true
 		earlier = append(earlier, m)
 		results[i].File = m.File

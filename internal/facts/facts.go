@@ -117,25 +117,21 @@ type Done struct {
 	reason string // why it was forgotten, for the commit message
 }
 
-// today is the date metadata.updated records, in the local time zone.
-func (w *Writer) today() string {
-	now := time.Now
+// now is the time of this writer's writes (Options.Now, else the clock).
+func (w *Writer) now() time.Time {
 	if w.opts.Now != nil {
-		now = w.opts.Now
+		return w.opts.Now()
 	}
-	return now().Format(time.DateOnly)
+	return time.Now()
 }
+
+// today is the date metadata.updated records, in the local time zone.
+func (w *Writer) today() string { return w.now().Format(time.DateOnly) }
 
 // source is this writer's entry in metadata.source.
 func (w *Writer) source() index.Source {
-	now := time.Now
-	if w.opts.Now != nil {
-		now = w.opts.Now
-	}
-	s := index.Source{Agent: w.opts.Who, At: now().UTC().Format(time.RFC3339)}
-	s.Cwd, _ = os.Getwd()
-	s.Host, _ = os.Hostname()
-	return s
+	wd, _ := os.Getwd()
+	return NewSource(w.opts.Who, w.now(), wd)
 }
 
 // Check returns why f cannot be saved as it is, as an error wrapping
@@ -227,8 +223,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			}
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
-		m.Updated = w.today()
-		m.Sources = append(m.Sources, w.source())
+		Stamp(m, w.source(), w.now())
 		return done, m.Format(), hash, nil
 	})
 }

@@ -64,8 +64,7 @@ func (w *Writer) Supersede(ctx context.Context, f Fact, old string) (Done, error
 	}
 	m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
 	m.Project, m.Cites = f.Project, cites
-	m.Updated = w.today()
-	m.Sources = append(m.Sources, w.source())
+	Stamp(m, w.source(), w.now())
 	if err := tx.Write(file, m.Format(), ""); err != nil {
 		return Done{}, err
 	}
