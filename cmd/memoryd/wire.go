@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -94,18 +93,13 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 
 // embedder is the embeddings client of search's second signal, or nil when
 // embed.base_url is empty: search then stays lexical and says nothing. Its
-// tokens count against llm.daily_tokens. The key is embed.api_key, else
-// llm.api_key when the endpoint is the openai provider's own host: a key is
-// never sent to another server than the one it was given for.
+// tokens count against llm.daily_tokens; its key is embed.Key's.
 func embedder(f *folder) search.Embedder {
 	c := f.cfg.Embed
 	if c.BaseURL == "" {
 		return nil
 	}
-	key := c.APIKey
-	if key == "" && sameHost(c.BaseURL, f.cfg.LLM.BaseURL, "https://api.openai.com/v1") && providerName(f) == "openai" {
-		key = f.cfg.LLM.APIKey
-	}
+	key := embed.Key(c.BaseURL, c.APIKey, providerName(f), f.cfg.LLM.BaseURL, f.cfg.LLM.APIKey)
 	e, err := embed.New(embed.Options{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, Timeout: c.Timeout.D(),
 		StateDir: f.stateDir, DailyTokens: f.cfg.LLM.DailyTokens, Logger: f.log})
 	if err != nil {
@@ -113,17 +107,6 @@ func embedder(f *folder) search.Embedder {
 		return nil
 	}
 	return e
-}
-
-// sameHost reports whether URLs a and b (def when b is empty) name the same
-// scheme, host and port.
-func sameHost(a, b, def string) bool {
-	if b == "" {
-		b = def
-	}
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
 }
 
 // codexPublisher copies MEMORY.md into the memoryd block of Codex's
