@@ -66,13 +66,11 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := needLLM(f)
+	client, done, err := needLLM(f)
 	if err != nil {
 		return err
 	}
-	if c, ok := client.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer done()
 	out := e.stdout
 	if o.json {
 		out = io.Discard
@@ -189,11 +187,8 @@ func short(hash string) string { return hash[:min(12, len(hash))] }
 // given) memoryd commit is taken back as a new commit (see package undo).
 func runUndo(ctx context.Context, o *undoOptions) error {
 	e := o.env
-	f, err := openFolder(e, o.global)
+	f, err := repoFolder(e, o.global)
 	if err != nil {
-		return err
-	}
-	if _, err := f.needRepo(); err != nil {
 		return err
 	}
 	opts := undo.Options{Folder: f.txn(), Force: o.force, Commit: o.commit}

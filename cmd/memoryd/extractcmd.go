@@ -48,13 +48,11 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := needLLM(f)
+	client, done, err := needLLM(f)
 	if err != nil {
 		return err
 	}
-	if c, ok := client.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer done()
 	srcs := openSources(f)
 	defer srcs.Close()
 	x := newExtractor(f, client, srcs, "memoryd extract")

@@ -41,11 +41,8 @@ func newSyncer(f *folder, who string) *gitsync.Syncer {
 
 func runSync(ctx context.Context, o *jsonOptions) error {
 	e := o.env
-	f, err := openFolder(e, o.global)
+	f, err := repoFolder(e, o.global)
 	if err != nil {
-		return err
-	}
-	if _, err := f.needRepo(); err != nil {
 		return err
 	}
 	res, err := newSyncer(f, "memoryd sync").Round(ctx)

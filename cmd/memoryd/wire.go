@@ -226,16 +226,17 @@ func llmOptions(f *folder, provider string) llm.Options {
 	}
 }
 
-// needLLM is newLLM for commands that cannot work without a provider.
-func needLLM(f *folder) (llm.Completer, error) {
+// needLLM is newLLM for commands that cannot work without a provider;
+// done closes the client.
+func needLLM(f *folder) (c llm.Completer, done func(), err error) {
 	c, provider, err := newLLM(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if provider == "none" {
-		return nil, errors.New("no LLM provider configured: set llm.provider (opencode, openai or anthropic) or MEMORY_LLM_PROVIDER")
+		return nil, nil, errors.New("no LLM provider configured: set llm.provider (opencode, openai or anthropic) or MEMORY_LLM_PROVIDER")
 	}
-	return c, nil
+	return c, func() { closeAll(appendCloser(nil, c)) }, nil
 }
 
 // applyDelayEnv is a test hook: milliseconds the compactor pauses before
