@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -156,20 +155,8 @@ func jobLLM(f *folder) (llm.Completer, []io.Closer, error) {
 // providerName resolves the configured provider: "" means opencode when it
 // is on PATH, else none.
 func providerName(f *folder) string {
-	p, _ := effectiveProvider(f.cfg)
+	p, _ := llm.EffectiveProvider(f.cfg.LLM.Provider)
 	return p
-}
-
-// effectiveProvider is the provider in effect for cfg and why, in the
-// user's words: the one set, else opencode when it is on PATH, else none.
-func effectiveProvider(cfg config.Config) (name, because string) {
-	if p := cfg.LLM.Provider; p != "" {
-		return p, "set in llm.provider"
-	}
-	if path, err := exec.LookPath("opencode"); err == nil {
-		return "opencode", "llm.provider is not set and opencode is on PATH (" + path + ")"
-	}
-	return "none", "llm.provider is not set and opencode is not on PATH: compaction and extraction are off"
 }
 
 // newLLM builds the configured LLM client, which records the tokens of
