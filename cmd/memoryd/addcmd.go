@@ -79,29 +79,20 @@ func runAdd(ctx context.Context, o *addOptions) error {
 	return nil
 }
 
-// factOf is the fact the flags describe, with body.
+// factOf is the fact the flags describe, with body, in the project the
+// one rule says (facts.Fact.Scoped).
 func (o *addOptions) factOf(body string) facts.Fact {
 	fact := o.fact
 	fact.Body = body
-	here := scopeOptions{}.scope
 	if o.noProject {
-		fact.Project = ""
-	} else if fact.Project == "" && fact.Type == "project" {
-		fact.Project = here()
+		fact.Project = facts.Global
 	}
-	if list := o.cites; strings.TrimSpace(list) != "" {
-		for _, p := range strings.Split(list, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				fact.Cites = append(fact.Cites, p)
-			}
-		}
-		if fact.Project == "" && fact.Type != "user" && !o.noProject {
-			// Cited paths belong to a project: a fact that cites
-			// files holds in the current directory's project.
-			fact.Project = here()
+	for _, p := range strings.Split(o.cites, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			fact.Cites = append(fact.Cites, p)
 		}
 	}
-	return fact
+	return fact.Scoped(scopeOptions{}.scope())
 }
 
 // bodyArg is the body given as the one argument (newCmdAdd checks there

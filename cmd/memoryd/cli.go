@@ -10,6 +10,7 @@ import (
 	"github.com/adrg/xdg"
 
 	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/logfile"
 )
 
 // Exit statuses.
@@ -139,5 +140,5 @@ func stateHome(e env) string {
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level))
-	return slog.New(newDedupeHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
+	return slog.New(logfile.Dedupe(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
 }

@@ -230,7 +230,7 @@ complete -C "memoryd hist"; complete -C "memoryd list --type ref"; complete -C "
 }
 
 // TestCLIUnknownFlagMessage watches pflag's error for an unknown flag,
-// which flagError rewrites, and the edit distance behind the suggestions.
+// which flagError rewrites.
 func TestCLIUnknownFlagMessage(t *testing.T) {
 	cmd := &cobra.Command{Use: "t"}
 	cmd.Flags().Bool("json", false, "")
@@ -238,19 +238,6 @@ func TestCLIUnknownFlagMessage(t *testing.T) {
 		err := cmd.Flags().Parse([]string{args})
 		if got := flagError(cmd, err); err == nil || got.Error() != want {
 			t.Errorf("%s: pflag says %v, rewritten %v, want %q", args, err, got, want)
-		}
-	}
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"serch", "search", 1}, {"tpye", "type", 1}, {"hsitory", "history", 1}, {"ca", "abc", 3}, {"projcet", "project", 1}, {"kitten", "sitting", 3}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-	for word, want := range map[string]string{"x": "", "lst": "list", "dry": "dry-run", "zzzzzz": ""} {
-		if got := suggest(word, []string{"list", "last-one", "dry-run", "n"}); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
 		}
 	}
 }

@@ -61,38 +61,21 @@ func newCmdUndo(a *app) *cobra.Command {
 // compact.min_entries (a pass still needs two files); it never overrides
 // the repository, lock, busy and plan checks.
 func runCompact(ctx context.Context, o *compactOptions) error {
-	e, dry, force := o.env, o.dryRun, o.force
-	f, err := openFolder(e, o.global)
+	e, dry := o.env, o.dryRun
+	f, err := compactFolder(o)
 	if err != nil {
 		return err
 	}
-	if !f.cfg.Compact.Enabled && !force {
-		return errors.New("compaction is disabled (compact.enabled / MEMORY_COMPACT_ENABLED); run with --force to compact anyway")
-	}
-	if f.repo == nil && !dry {
-		return fmt.Errorf("%w; %s", compactor.ErrNoGit, f.gitProblem())
-	}
-	client, err := needLLM(f)
+	client, done, err := needLLM(f)
 	if err != nil {
 		return err
 	}
-	if c, ok := client.(io.Closer); ok {
-		defer c.Close()
-	}
-	asJSON := o.json
+	defer done()
 	out := e.stdout
-	if asJSON {
+	if o.json {
 		out = io.Discard
 	}
-	prog := newProgress(out, "compacting: ")
-	c := compactor.New(commandCompactorOptions(f, client, force, prog))
-	var res *compactor.Result
-	if dry {
-		res, err = c.Plan(ctx)
-	} else {
-		res, err = c.Compact(ctx)
-	}
-	prog.clear()
+	res, err := compactPass(ctx, f, client, o, out)
 	printResult(out, res, err)
 	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
 		// The daemon's triggers start counting again from this pass.
@@ -100,12 +83,39 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 			f.log.Warn("record the compaction pass", "err", serr)
 		}
 	}
-	if asJSON {
+	if o.json {
 		if werr := writeJSON(e.stdout, newCompactJSON(dry, res, err)); werr != nil {
 			return werr
 		}
 	}
 	return compactError(err)
+}
+
+// compactFolder opens the folder compact writes: compaction on (or
+// --force), a repository unless it is a dry run.
+func compactFolder(o *compactOptions) (*folder, error) {
+	f, err := openFolder(o.env, o.global)
+	if err != nil {
+		return nil, err
+	}
+	if !f.cfg.Compact.Enabled && !o.force {
+		return nil, errors.New("compaction is disabled (compact.enabled / MEMORY_COMPACT_ENABLED); run with --force to compact anyway")
+	}
+	if f.repo == nil && !o.dryRun {
+		return nil, fmt.Errorf("%w; %s", compactor.ErrNoGit, f.gitProblem())
+	}
+	return f, nil
+}
+
+// compactPass runs one pass, or plans it with --dry-run, its progress on out.
+func compactPass(ctx context.Context, f *folder, client llm.Completer, o *compactOptions, out io.Writer) (*compactor.Result, error) {
+	prog := newProgress(out, "compacting: ")
+	defer prog.clear()
+	c := compactor.New(commandCompactorOptions(f, client, o.force, prog))
+	if o.dryRun {
+		return c.Plan(ctx)
+	}
+	return c.Compact(ctx)
 }
 
 // commandCompactorOptions are the compactor's options for `memoryd
@@ -177,11 +187,8 @@ func short(hash string) string { return hash[:min(12, len(hash))] }
 // given) memoryd commit is taken back as a new commit (see package undo).
 func runUndo(ctx context.Context, o *undoOptions) error {
 	e := o.env
-	f, err := openFolder(e, o.global)
+	f, err := repoFolder(e, o.global)
 	if err != nil {
-		return err
-	}
-	if _, err := f.needRepo(); err != nil {
 		return err
 	}
 	opts := undo.Options{Folder: f.txn(), Force: o.force, Commit: o.commit}

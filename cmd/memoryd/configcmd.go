@@ -139,7 +139,7 @@ func printConfig(w io.Writer, r configReport) {
 // value in effect is resolved at run time: llm.provider when it is not
 // set, and the models when the opencode provider uses OpenCode's own.
 func explainEffective(ctx context.Context, cfg config.Config, settings []configSetting) {
-	provider, because := effectiveProvider(cfg)
+	provider, because := llm.EffectiveProvider(cfg.LLM.Provider)
 	model := ""
 	for i := range settings {
 		s := &settings[i]

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -60,7 +57,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 	}
 	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
 	only := o.projectOnly
-	text, err := contextText(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))
+	text, err := index.ReadContext(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))
 	if err != nil {
 		return err
 	}
@@ -78,62 +75,4 @@ func runContext(ctx context.Context, o *contextOptions) error {
 	}
 	_, err = e.stdout.Write(text)
 	return err
-}
-
-// contextText is index.Context for the folder: from the generated files
-// when they are there and fit the budget together (built without what the
-// gate holds), else from a scan, less what hold holds.
-func contextText(dir, slug string, b index.Budget, projectOnly bool, hold func(*index.Memory) bool) ([]byte, error) {
-	if text, ok := generatedContext(dir, slug, b, projectOnly); ok {
-		return text, nil
-	}
-	snap, err := index.Scan(dir)
-	if err != nil {
-		return nil, err
-	}
-	snap = snap.Without(hold)
-	if projectOnly && !hasProject(snap, slug) {
-		return nil, nil
-	}
-	return index.Context(snap, slug, b, projectOnly), nil
-}
-
-func hasProject(snap index.Snapshot, slug string) bool {
-	for _, p := range snap.Projects() {
-		if p.Slug == slug {
-			return true
-		}
-	}
-	return false
-}
-
-// generatedContext joins MEMORY.md and the project's index as written on
-// disk, when both can be read and fit the budget together (a project
-// without facts has no index file: MEMORY.md alone).
-func generatedContext(dir, slug string, b index.Budget, projectOnly bool) ([]byte, bool) {
-	proj, err := index.ReadPlain(dir, index.ProjectIndexFile(slug))
-	switch {
-	case !project.Valid(slug) || errors.Is(err, fs.ErrNotExist):
-		proj = nil
-	case err != nil:
-		return nil, false
-	}
-	if projectOnly && proj != nil {
-		return proj, true
-	}
-	if projectOnly {
-		return nil, false
-	}
-	global, err := index.ReadPlain(dir, index.IndexFile)
-	if err != nil || (proj == nil && project.Valid(slug) && bytes.Contains(global, []byte("("+index.ProjectIndexFile(slug)+")"))) {
-		return nil, false // the index names a project file that is not there yet
-	}
-	text := global
-	if proj != nil {
-		text = append(append(global, '\n'), proj...)
-	}
-	if over, _, _ := b.Over(text); over {
-		return nil, false
-	}
-	return text, true
 }

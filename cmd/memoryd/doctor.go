@@ -42,7 +42,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	defer done()
 	findings := doctor.Run(ctx, o)
 	if o.InstallErr == nil {
-		findings = append(findings, hookFindings(ctx, o.Install)...)
+		findings = append(findings, doctor.HookFindings(ctx, o.Install)...)
 	}
 	n := doctor.Problems(findings)
 	if opts.json {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/facts"
-	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -219,37 +216,5 @@ func TestEditKeepWithVim(t *testing.T) {
 	}
 	if !strings.Contains(out, "invalid YAML") {
 		t.Errorf("the problem is not on the terminal:\n%s", out)
-	}
-}
-
-// TestEditNotesStripExactly: the notes a reopened copy starts with come off
-// exactly, whatever the text under them, so a save never holds them and
-// never loses a byte of the text.
-func TestEditNotesStripExactly(t *testing.T) {
-	fact := "---\nname: shell\ndescription: Uses zsh\n---\nUses zsh.\n"
-	texts := []string{
-		fact,
-		"\ufeff" + fact,
-		strings.ReplaceAll(fact, "\n", "\r\n"),
-		fact + "# memoryd: a line of the body\n",
-		"---\nname: [broken\n---\nno newline at the end",
-		"",
-	}
-	failed := fmt.Errorf("%w: %w", facts.ErrInvalid, &index.ParseError{File: "user-shell.md", Line: 2, Msg: "invalid YAML:\ntwo lines"})
-	for _, text := range texts {
-		s := &editSession{file: "user-shell.md", copy: filepath.Join(t.TempDir(), "edit-1-user-shell.md"), base: []byte(fact)}
-		if err := s.reopen(failed, []byte(text)); err != nil {
-			t.Fatal(err)
-		}
-		reopened := readString(t, s.copy)
-		if !strings.HasPrefix(reopened, "# memoryd: Not saved: ") || !strings.Contains(reopened, "\n# memoryd: two lines\n") {
-			t.Errorf("the notes do not hold the problem:\n%s", reopened)
-		}
-		if got := string(stripNotes([]byte(reopened))); got != text {
-			t.Errorf("stripped %q, want %q", got, text)
-		}
-		if got := string(stripNotes([]byte("\ufeff" + reopened))); got != text {
-			t.Errorf("with a byte order mark before the notes, stripped %q, want %q", got, text)
-		}
 	}
 }

@@ -44,30 +44,15 @@ func newCmdExtract(a *app) *cobra.Command {
 const busyPatience = 20 * time.Second
 
 func runExtract(ctx context.Context, o *extractOptions) error {
-	e, dry := o.env, o.dryRun
-	f, err := openFolder(e, o.global)
+	f, err := extractFolder(o)
 	if err != nil {
 		return err
 	}
-	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
-		return err
-	}
-	if since := o.since; since != "" {
-		if _, err := config.Horizon(since, time.Time{}, time.Now()); err != nil {
-			return usageError{"--since: " + err.Error()}
-		}
-		f.cfg.Extract.Since = since
-	}
-	if f.repo == nil && !dry {
-		return errors.New(f.gitProblem())
-	}
-	client, err := needLLM(f)
+	client, done, err := needLLM(f)
 	if err != nil {
 		return err
 	}
-	if c, ok := client.(io.Closer); ok {
-		defer c.Close()
-	}
+	defer done()
 	srcs := openSources(f)
 	defer srcs.Close()
 	x := newExtractor(f, client, srcs, "memoryd extract")
@@ -75,18 +60,47 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 	if err != nil {
 		return err
 	}
+	return reportExtraction(ctx, o, x, f.stateDir, targets, noSessionsMessage(srcs))
+}
+
+// extractFolder opens the folder extract writes, with --since applied.
+func extractFolder(o *extractOptions) (*folder, error) {
+	e := o.env
+	f, err := openFolder(e, o.global)
+	if err != nil {
+		return nil, err
+	}
+	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
+		return nil, err
+	}
+	if since := o.since; since != "" {
+		if _, err := config.Horizon(since, time.Time{}, time.Now()); err != nil {
+			return nil, usageError{"--since: " + err.Error()}
+		}
+		f.cfg.Extract.Since = since
+	}
+	if f.repo == nil && !o.dryRun {
+		return nil, errors.New(f.gitProblem())
+	}
+	return f, nil
+}
+
+// reportExtraction extracts targets and prints what each pass did, as text
+// or (--json) as one JSON document; none is what it says without targets.
+func reportExtraction(ctx context.Context, o *extractOptions, x *extractor.Extractor, stateDir string, targets []transcript.Session, none string) error {
+	e, dry := o.env, o.dryRun
 	if !o.json {
 		if len(targets) == 0 {
-			fmt.Fprintln(e.stdout, noSessionsMessage(srcs))
+			fmt.Fprintln(e.stdout, none)
 			return nil
 		}
-		return extractAll(ctx, e.stdout, x, f.stateDir, targets, dry, nil)
+		return extractAll(ctx, e.stdout, x, stateDir, targets, dry, nil)
 	}
 	j := newExtractJSON(dry)
 	if len(targets) == 0 {
-		j.Note = noSessionsMessage(srcs)
+		j.Note = none
 	}
-	err = extractAll(ctx, io.Discard, x, f.stateDir, targets, dry, j)
+	err := extractAll(ctx, io.Discard, x, stateDir, targets, dry, j)
 	if werr := writeJSON(e.stdout, j); werr != nil {
 		return werr
 	}

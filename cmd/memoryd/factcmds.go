@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +15,6 @@ import (
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/secrets"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -194,175 +191,18 @@ func runEdit(ctx context.Context, o *factOptions) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	s := &editSession{e: e, f: f, w: f.writer("cli"), file: m.File, copy: tmp.Name(), base: data, hash: m.Hash, opened: data}
-	saved, err := s.loop(ctx)
-	if saved || !s.holdsText() {
-		os.Remove(s.copy)
+	s := &facts.Edit{Writer: f.writer("cli"), Dir: f.dir, File: m.File, Copy: tmp.Name(), Base: data, Hash: m.Hash,
+		Editor: func(ctx context.Context, path string) error { return runEditor(ctx, e, path) },
+		Saved:  func(d facts.Done) { printDone(e.stdout, f, d) }, Out: e.stdout, Err: e.stderr}
+	saved, err := s.Run(ctx)
+	if saved || !s.HoldsText() {
+		os.Remove(s.Copy)
 		return err
 	}
 	if err == nil {
 		err = fmt.Errorf("%s is unchanged", m.File)
 	}
-	return fmt.Errorf("%w\nyour text is kept in %s", err, s.copy)
-}
-
-// editNote starts each line memoryd writes at the top of a copy it reopens
-// after a failed save. Those lines are not the fact's: the parser accepts
-// nothing before the frontmatter's "---", and stripNotes drops them before
-// the copy is saved.
-const editNote = "# memoryd:"
-
-// editSession is one memoryd edit: the copy, and the version of the fact a
-// save of it replaces.
-type editSession struct {
-	e      env
-	f      *folder
-	w      *facts.Writer
-	file   string // the fact's file
-	copy   string // the copy the editor opens
-	base   []byte // the version of the fact a save replaces (nil: none, it was removed)
-	hash   string // its hash (Memory.Hash, "" for none): Replace refuses another version
-	opened []byte // the copy as the editor was given it
-	failed error  // why the last save failed, nil before one did
-}
-
-// loop runs the editor on the copy until a save succeeds or the person
-// gives up. saved reports that the fact was written (the error then is a
-// failed commit, which the daemon makes later).
-func (s *editSession) loop(ctx context.Context) (saved bool, err error) {
-	for {
-		if err := runEditor(ctx, s.e, s.copy); err != nil {
-			return false, fmt.Errorf("%w; %s is unchanged", err, s.file)
-		}
-		edited, err := os.ReadFile(s.copy)
-		if err != nil {
-			return false, err
-		}
-		text := stripNotes(edited)
-		switch {
-		case s.base != nil && bytes.Equal(text, s.base), bytes.Equal(edited, s.opened) && s.failed == nil:
-			fmt.Fprintf(s.e.stdout, "no change to %s\n", s.file)
-			return false, nil
-		case bytes.Equal(edited, s.opened):
-			// Quit, or saved as it was reopened: the person gives up.
-			return false, fmt.Errorf("%s is unchanged: %w", s.file, s.failed)
-		}
-		d, err := s.w.Replace(ctx, s.file, text, s.hash)
-		if err == nil || d.File != "" {
-			printDone(s.e.stdout, s.f, d)
-			return true, err
-		}
-		if ctx.Err() != nil || errors.Is(err, facts.ErrReadonly) {
-			return false, err // reopening cannot help
-		}
-		fmt.Fprintf(s.e.stderr, "memoryd edit: %v\nopening the editor again with the problem at the top (quit without a change to give up; your text is kept)\n", err)
-		if err := s.reopen(err, text); err != nil {
-			return false, err
-		}
-	}
-}
-
-// reopen rewrites the copy for the next run of the editor: notes on why the
-// save failed, then text, what the person saved. When the fact changed
-// meanwhile the notes show how, and the next save is made over the version
-// shown.
-func (s *editSession) reopen(failed error, text []byte) error {
-	s.failed = failed
-	notes := []string{"Not saved: " + failed.Error()}
-	line := 0 // the line of text the problem is on, 0 for none
-	switch {
-	case errors.Is(failed, index.ErrChanged):
-		notes = append(notes, s.rebase()...)
-	case errors.Is(failed, facts.ErrBusy):
-		notes = append(notes, "Another writer holds the memory folder. Delete these lines and save to try again.")
-	case errors.Is(failed, facts.ErrInvalid), errors.Is(failed, facts.ErrSecret):
-		line = problemLine(failed, text)
-		notes = append(notes, "Fix the fact below and save to try again.")
-	case errors.As(failed, new(*index.ParseError)):
-		notes = append(notes, s.file+" itself does not parse now: fix it (or restore it with git), then save here to try again.")
-	default:
-		notes = append(notes, "Delete these lines and save to try again.")
-	}
-	notes = append(notes,
-		`The lines starting "`+editNote+`" at the top are dropped when you save.`,
-		"To give up, quit without a change: your text is then kept in "+s.copy+".")
-	lines := strings.Split(strings.Join(notes, "\n"), "\n")
-	if line > 0 {
-		// The problem's line counts from the fact's first line, below the notes.
-		lines = slices.Insert(lines, 1, fmt.Sprintf("(Line %d of the fact is line %d of this file, below these notes.)", line, line+len(lines)+1))
-	}
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(strings.TrimRight(editNote+" "+l, " ") + "\n")
-	}
-	b.Write(text)
-	if err := os.WriteFile(s.copy, b.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("%w; the save failed: %w", err, failed)
-	}
-	s.opened = b.Bytes()
-	return nil
-}
-
-// problemLine is the line of text a check refused, 0 when the error
-// names none.
-func problemLine(failed error, text []byte) int {
-	var pe *index.ParseError
-	if errors.As(failed, &pe) {
-		return pe.Line
-	}
-	if !errors.Is(failed, facts.ErrSecret) {
-		return 0
-	}
-	if found := secrets.FindSecrets(string(text)); len(found) > 0 {
-		return found[0].Line
-	}
-	return 0
-}
-
-// rebase takes the fact as it is now as the version the next save replaces
-// and returns notes that show how it changed since the version before.
-func (s *editSession) rebase() []string {
-	cur, err := index.ReadPlain(s.f.dir, s.file)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		s.base, s.hash = nil, ""
-		return []string{s.file + " was removed while you edited it: saving writes it again with your text."}
-	case err != nil:
-		return []string{"It cannot be read now: " + err.Error()}
-	}
-	m, err := index.Parse(s.file, cur)
-	if err != nil {
-		return []string{"It does not parse now: " + err.Error(), "Fix it first, then save here to try again."}
-	}
-	notes := []string{s.file + " was changed while you edited it. Its changes (- before, + now):"}
-	for _, l := range strings.Split(strings.TrimSuffix(facts.Diff(string(s.base), string(cur)), "\n"), "\n") {
-		notes = append(notes, "  "+l)
-	}
-	s.base, s.hash = cur, m.Hash
-	return append(notes, "Merge what you want to keep of it into your text below and save: your save replaces it.")
-}
-
-// holdsText reports whether the copy holds text the fact does not: what
-// the person typed and did not save.
-func (s *editSession) holdsText() bool {
-	data, err := os.ReadFile(s.copy)
-	return err != nil || s.base == nil || !bytes.Equal(stripNotes(data), s.base)
-}
-
-// stripNotes drops the editNote lines at the top of a copy (and a byte
-// order mark an editor put before them).
-func stripNotes(data []byte) []byte {
-	if bom := []byte("\ufeff" + editNote); bytes.HasPrefix(data, bom) {
-		data = data[len("\ufeff"):]
-	}
-	for bytes.HasPrefix(data, []byte(editNote)) {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			return nil
-		}
-		data = data[i+1:]
-	}
-	return data
+	return fmt.Errorf("%w\nyour text is kept in %s", err, s.Copy)
 }
 
 // runEditor runs $VISUAL, else $EDITOR, else vi on path, on the terminal.

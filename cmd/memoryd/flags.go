@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/memoryd/memoryd/internal/suggest"
 )
 
 // This file is what the command line does with a flag typo: a mistyped
@@ -43,7 +44,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		var names []string
 		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		msg := "unknown flag " + written
-		if s := suggest(name, names); s != "" {
+		if s := suggest.Word(name, names); s != "" {
 			msg += "; did you mean --" + s + "?"
 		}
 		return usageError{msg}
@@ -113,65 +114,4 @@ func oneOfArg(i int, what string, allowed []string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-// editDistance is the Damerau–Levenshtein distance between a and b in its
-// optimal-string-alignment form: insertions, deletions, substitutions and
-// transpositions of two neighbours each cost one.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	// d[i][j] is the distance between s[:i] and t[:j]; three rows suffice.
-	prev2 := make([]int, len(t)+1)
-	prev := make([]int, len(t)+1)
-	cur := make([]int, len(t)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		cur[0] = i
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(t)]
-}
-
-// suggest is the candidate word most likely meant: the nearest within an
-// edit distance of two (and less than word's length, so that "x" does not
-// suggest "n"), else the only candidate word is a prefix of. Ties go to
-// the candidate first in sort order. "" when nothing is close.
-func suggest(word string, candidates []string) string {
-	if word == "" {
-		return ""
-	}
-	best, bestD := "", 3
-	sorted := slices.Clone(candidates)
-	sort.Strings(sorted)
-	for _, c := range sorted {
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
-		if d < bestD && d < len([]rune(word)) {
-			best, bestD = c, d
-		}
-	}
-	if best != "" || len(word) < 2 {
-		return best
-	}
-	var prefixed []string
-	for _, c := range sorted {
-		if strings.HasPrefix(c, word) {
-			prefixed = append(prefixed, c)
-		}
-	}
-	if len(prefixed) == 1 {
-		return prefixed[0]
-	}
-	return ""
 }

@@ -33,6 +33,19 @@ func openFolder(e env, g globalFlags) (*folder, error) {
 	return loadFolder(e, g, false)
 }
 
+// repoFolder is openFolder for the commands that work on history (undo,
+// sync, history): without a repository it fails with the reason.
+func repoFolder(e env, g globalFlags) (*folder, error) {
+	f, err := openFolder(e, g)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.needRepo(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // readFolder is openFolder without the repository, for the commands that
 // only read the files (search, list, show): opening the repository costs
 // two git processes.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder" // "folder" is this package's type of an open folder
 	"github.com/memoryd/memoryd/internal/index"
@@ -109,12 +108,10 @@ func heldProblems(f *folder) []string {
 }
 
 // confirmPlanted lets out to agents the fact name when the gate holds it as
-// a planted instruction: a person read it and says it is theirs (memoryd
-// check --confirm NAME). The confirmation is recorded in the state folder
-// against the fact's words, and the indexes, which left it out, are
-// settled and committed. more reports whether the fact also cites files,
-// whose versions check --confirm records next; a fact the gate does not
-// hold is more, for the cites' confirmation to answer.
+// a planted instruction (folder.ConfirmPlanted). more reports whether the
+// fact also cites files, whose versions check --confirm records next; a
+// fact the gate does not hold is more, for the cites' confirmation to
+// answer.
 func confirmPlanted(ctx context.Context, e env, f *folder, name string) (more bool, err error) {
 	snap, err := index.Scan(f.dir)
 	if err != nil {
@@ -124,16 +121,7 @@ func confirmPlanted(ctx context.Context, e env, f *folder, name string) (more bo
 	if err != nil || f.gate().PlantedHeld(m) == "" {
 		return true, nil
 	}
-	if err := outgate.Confirm(f.stateDir, m); err != nil {
-		return false, fmt.Errorf("record the confirmation: %w", err)
-	}
-	tx, err := f.txn().Begin(ctx, "cli")
-	if err != nil {
-		return false, err
-	}
-	defer tx.Close()
-	msg := commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (cli)", commitmsg.KindConfirm, m.File), Kind: commitmsg.KindConfirm, Writer: commitmsg.Person}
-	if _, err := tx.Commit(ctx, msg); err != nil {
+	if err := f.txn().ConfirmPlanted(ctx, m, "cli"); err != nil {
 		return false, err
 	}
 	fmt.Fprintf(e.stdout, "confirmed %s: agents are given it from now on (an edit of its words holds it again)\n", m.File)

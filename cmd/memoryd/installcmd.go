@@ -188,7 +188,7 @@ func runUninstall(ctx context.Context, a *app) error {
 	}
 	_, err = install.Uninstall(ctx, o)
 	if f, ferr := openFolder(e, a.global); ferr == nil {
-		err = errors.Join(err, stopHandRun(e.stdout, f))
+		err = errors.Join(err, background(f, a.global, e.stdout).StopHandRun())
 	}
 	return err
 }

@@ -274,7 +274,7 @@ var indexLink = regexp.MustCompile(`\]\(([^()\s]+\.md)\)`)
 // start: those listed in what `memoryd context` shows there, or with
 // projectOnly in MEMORY.md and what `memoryd context --project-only` shows.
 func sessionLoaded(dir, slug string, b index.Budget, projectOnly bool, hold func(*index.Memory) bool) (map[string]bool, error) {
-	text, err := contextText(dir, slug, b, projectOnly, hold)
+	text, err := index.ReadContext(dir, slug, b, projectOnly, hold)
 	if err != nil {
 		return nil, err
 	}

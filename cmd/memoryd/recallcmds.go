@@ -15,6 +15,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/search"
@@ -244,7 +245,7 @@ func (o *listOptions) pick(dir string, snap index.Snapshot, uses map[string]usag
 			continue // replaced: show and why read it, list does not
 		}
 		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
-			(unused == 0 || !touched(dir, m, uses).After(now.Add(-unused))) {
+			(unused == 0 || !facts.Touched(dir, m, uses).After(now.Add(-unused))) {
 			list = append(list, m)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/daemon"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
+	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/watcher"
@@ -39,35 +39,20 @@ func newCmdRebuild(a *app) *cobra.Command {
 
 func runDaemon(ctx context.Context, a *app) (err error) {
 	e := a.env
-	out := &daemonLog{w: e.stderr}
+	out := logfile.NewTee(e.stderr)
 	e.stderr = out
 	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
 	}
-	if err := memfolder.Suitable(f.dir, e.getenv("HOME")); err != nil {
-		return err
-	}
-	inst, err := state.LockInstance(f.stateDir, f.dir, state.Owner("memoryd run for "+f.dir))
-	if errors.Is(err, state.ErrLocked) {
-		return fmt.Errorf("another memoryd is already running for %s: %w", f.dir, err)
-	}
+	inst, err := lockDaemon(f, e.getenv("HOME"))
 	if err != nil {
 		return err
 	}
 	defer inst.Unlock()
-	defer out.close()
-	defer func() { out.failed(err) }()
-	if lf, lerr := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax); lerr != nil {
-		f.log.Warn("no log file in the state folder; logging to standard error only", "err", lerr)
-	} else {
-		out.attach(lf)
-		if e.getenv(detachedEnv) == "1" {
-			// Started by `memoryd start`: its standard error is a file
-			// for what it says before this point, which nothing rotates.
-			out.quiet()
-		}
-	}
+	defer out.Close()
+	defer func() { out.Failed(err) }()
+	attachLog(f, out, e.getenv(install.DetachedEnv) == "1")
 	if ferr := inst.FolderErr(); ferr != nil {
 		f.log.Warn("the single-instance lock rests on the state folder alone: deleting it under the daemon lets a second one start", "err", ferr)
 	}
@@ -79,12 +64,53 @@ func runDaemon(ctx context.Context, a *app) (err error) {
 	if err != nil {
 		return err
 	}
+	logStarted(f)
+	err = runLocked(ctx, f, inst, out, deps)
+	f.log.Info("memoryd stopped")
+	return err
+}
+
+// lockDaemon takes the folder's single-instance lock, once the folder is
+// one a daemon may serve (not home, not a notes root).
+func lockDaemon(f *folder, home string) (*state.Instance, error) {
+	if err := memfolder.Suitable(f.dir, home); err != nil {
+		return nil, err
+	}
+	inst, err := state.LockInstance(f.stateDir, f.dir, state.Owner("memoryd run for "+f.dir))
+	if errors.Is(err, state.ErrLocked) {
+		return nil, fmt.Errorf("another memoryd is already running for %s: %w", f.dir, err)
+	}
+	return inst, err
+}
+
+// attachLog adds the state folder's log file to out; detached (started by
+// `memoryd start`), standard error is a file for what it says before this
+// point, which nothing rotates: out then writes to the log file alone.
+func attachLog(f *folder, out *logfile.Tee, detached bool) {
+	lf, err := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax)
+	if err != nil {
+		f.log.Warn("no log file in the state folder; logging to standard error only", "err", err)
+		return
+	}
+	out.Attach(lf)
+	if detached {
+		out.Quiet()
+	}
+}
+
+// logStarted says in the log what the daemon serves.
+func logStarted(f *folder) {
 	f.log.Info("memoryd started", "memory_dir", f.dir, "state_dir", f.stateDir, "version", version())
 	if soft, hard, err := watcher.OpenFileLimit(); err == nil {
 		// kqueue (macOS) holds a file open per watched file: say what the
 		// limit is, so a store near it is easy to diagnose.
 		f.log.Info("open file limit", "soft", soft, "hard", hard)
 	}
+}
+
+// runLocked runs the daemon until ctx ends or the instance lock is lost
+// (keepInstance), whose error it then returns.
+func runLocked(ctx context.Context, f *folder, inst *state.Instance, out *logfile.Tee, deps daemon.Deps) error {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	reset := make(chan struct{}, 1)
@@ -96,13 +122,12 @@ func runDaemon(ctx context.Context, a *app) (err error) {
 			stop()
 		}
 	})
-	err = daemon.New(daemonOptions(f), deps).Run(runCtx)
+	err := daemon.New(daemonOptions(f), deps).Run(runCtx)
 	stop()
 	wg.Wait()
 	if err == nil && lost != nil {
 		err = lost
 	}
-	f.log.Info("memoryd stopped")
 	return err
 }
 
@@ -117,7 +142,7 @@ const instanceCheck = time.Second
 // again. It returns an error only when another daemon took the lock in the
 // meantime, which can happen only where the memory folder itself cannot be
 // locked: then this daemon must stop.
-func keepInstance(ctx context.Context, f *folder, inst *state.Instance, out *daemonLog, reset chan<- struct{}) error {
+func keepInstance(ctx context.Context, f *folder, inst *state.Instance, out *logfile.Tee, reset chan<- struct{}) error {
 	t := time.NewTicker(instanceCheck)
 	defer t.Stop()
 	var failing bool // log a failure once, not every second
@@ -145,72 +170,13 @@ func keepInstance(ctx context.Context, f *folder, inst *state.Instance, out *dae
 		if lf, lerr := logfile.Open(filepath.Join(f.stateDir, state.LogFile), logfile.DefaultMax); lerr != nil {
 			f.log.Warn("no log file in the recreated state folder; logging to standard error only", "err", lerr)
 		} else {
-			out.attach(lf)
+			out.Attach(lf)
 		}
 		f.log.Warn("the state folder was deleted under the daemon: recreated it and took the single-instance lock again", "state_dir", f.stateDir)
 		select {
 		case reset <- struct{}{}:
 		default:
 		}
-	}
-}
-
-// daemonLog is where `memoryd run` logs: standard error, and from the moment
-// the instance lock is held the size-bounded log file in the state folder
-// too, whether it runs as a service or by hand, so that `memoryd logs`
-// always has something to show. The logger is built (and handed to git)
-// before the state folder is known, so the file joins the writer, not a new
-// logger. slog writes each record with one Write, so records stay whole.
-type daemonLog struct {
-	mu   sync.Mutex
-	w    io.Writer
-	file *logfile.File
-}
-
-func (d *daemonLog) Write(p []byte) (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.file != nil {
-		d.file.Write(p) // a full disk must not stop the daemon; stderr still has it
-	}
-	return d.w.Write(p)
-}
-
-// quiet stops writing to standard error: the log file alone has the log.
-func (d *daemonLog) quiet() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.w = io.Discard
-}
-
-// attach makes f the log file, closing the one it replaces (a log file
-// of a deleted state folder).
-func (d *daemonLog) attach(f *logfile.File) {
-	d.mu.Lock()
-	old := d.file
-	d.file = f
-	d.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
-}
-
-// close closes the log file; what follows goes to standard error only.
-func (d *daemonLog) close() {
-	d.attach(nil)
-}
-
-// failed writes the error that ends `memoryd run` to the log file: the
-// command line prints it on standard error only, and a service that keeps
-// failing is looked into with `memoryd logs`.
-func (d *daemonLog) failed(err error) {
-	if err == nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.file != nil {
-		slog.New(slog.NewTextHandler(d.file, nil)).Error("memoryd run failed", "err", err)
 	}
 }
 

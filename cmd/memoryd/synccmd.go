@@ -47,7 +47,7 @@ func newSyncer(f *folder, who string) *gitsync.Syncer {
 
 func runSync(ctx context.Context, o *syncOptions) error {
 	e := o.env
-	f, err := openFolder(e, o.global)
+	f, err := repoFolder(e, o.global)
 	if err != nil {
 		return err
 	}

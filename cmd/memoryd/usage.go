@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/usage"
@@ -51,24 +50,6 @@ func (f *folder) uses() map[string]usage.Use {
 	return u
 }
 
-// touched is when an agent last used m, or when m was made if never since:
-// its metadata.updated date, else its file's modification time.
-func touched(dir string, m *index.Memory, uses map[string]usage.Use) time.Time {
-	return usage.Touched(uses[m.File], madeAt(dir, m))
-}
-
-// madeAt is when m was last written: metadata.updated (a day, read as its
-// start in local time), else the file's modification time.
-func madeAt(dir string, m *index.Memory) time.Time {
-	if d, err := time.ParseInLocation(time.DateOnly, m.UpdatedDate(), time.Local); err == nil {
-		return d
-	}
-	if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m.File))); err == nil {
-		return fi.ModTime()
-	}
-	return time.Time{}
-}
-
 // usesText says how often a fact was used: "used 3 times, last 2026-11-26
 // 10:02", or "never used by an agent".
 func usesText(u usage.Use) string {
@@ -88,10 +69,8 @@ type unusedReport struct {
 	Command string   `json:"command"` // what lists them to act on
 }
 
-// unusedProposal is the facts, pinned and user facts (and the inbox) aside, that no agent
-// used (or that were not written) for review.unused_after; nil when that is
-// 0 or none qualifies. memoryd never deletes them: a person decides, with
-// memoryd forget (or by pinning a fact to keep it out of the proposal).
+// unusedProposal is the facts no agent used (facts.Unused) for
+// review.unused_after; nil when that is 0 or none qualifies.
 func unusedProposal(f *folder, now time.Time) *unusedReport {
 	after := f.cfg.Review.UnusedAfter
 	if after <= 0 {
@@ -101,18 +80,11 @@ func unusedProposal(f *folder, now time.Time) *unusedReport {
 	if err != nil {
 		return nil
 	}
-	uses := f.uses()
-	r := &unusedReport{After: after.String(), Files: []string{},
-		Command: "memoryd list --all --unused " + after.String()}
-	for _, m := range snap.Memories {
-		if !m.Pinned && m.Type != "user" && !index.InInbox(m.File) && !m.Superseded() && !touched(f.dir, m, uses).After(now.Add(-after.D())) {
-			r.Files = append(r.Files, m.File)
-		}
-	}
-	if len(r.Files) == 0 {
+	files := facts.Unused(f.dir, snap, f.uses(), after.D(), now)
+	if len(files) == 0 {
 		return nil
 	}
-	return r
+	return &unusedReport{After: after.String(), Files: files, Command: "memoryd list --all --unused " + after.String()}
 }
 
 // printUnused prints the proposal: how many, the first few, and the command.

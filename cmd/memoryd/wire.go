@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -95,18 +93,13 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 
 // embedder is the embeddings client of search's second signal, or nil when
 // embed.base_url is empty: search then stays lexical and says nothing. Its
-// tokens count against llm.daily_tokens. The key is embed.api_key, else
-// llm.api_key when the endpoint is the openai provider's own host: a key is
-// never sent to another server than the one it was given for.
+// tokens count against llm.daily_tokens; its key is embed.Key's.
 func embedder(f *folder) search.Embedder {
 	c := f.cfg.Embed
 	if c.BaseURL == "" {
 		return nil
 	}
-	key := c.APIKey
-	if key == "" && sameHost(c.BaseURL, f.cfg.LLM.BaseURL, "https://api.openai.com/v1") && providerName(f) == "openai" {
-		key = f.cfg.LLM.APIKey
-	}
+	key := embed.Key(c.BaseURL, c.APIKey, providerName(f), f.cfg.LLM.BaseURL, f.cfg.LLM.APIKey)
 	e, err := embed.New(embed.Options{BaseURL: c.BaseURL, Model: c.Model, APIKey: key, Timeout: c.Timeout.D(),
 		StateDir: f.stateDir, DailyTokens: f.cfg.LLM.DailyTokens, Logger: f.log})
 	if err != nil {
@@ -114,17 +107,6 @@ func embedder(f *folder) search.Embedder {
 		return nil
 	}
 	return e
-}
-
-// sameHost reports whether URLs a and b (def when b is empty) name the same
-// scheme, host and port.
-func sameHost(a, b, def string) bool {
-	if b == "" {
-		b = def
-	}
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
 }
 
 // codexPublisher copies MEMORY.md into the memoryd block of Codex's
@@ -174,20 +156,8 @@ func jobLLM(f *folder) (llm.Completer, []io.Closer, error) {
 // providerName resolves the configured provider: "" means opencode when it
 // is on PATH, else none.
 func providerName(f *folder) string {
-	p, _ := effectiveProvider(f.cfg)
+	p, _ := llm.EffectiveProvider(f.cfg.LLM.Provider)
 	return p
-}
-
-// effectiveProvider is the provider in effect for cfg and why, in the
-// user's words: the one set, else opencode when it is on PATH, else none.
-func effectiveProvider(cfg config.Config) (name, because string) {
-	if p := cfg.LLM.Provider; p != "" {
-		return p, "set in llm.provider"
-	}
-	if path, err := exec.LookPath("opencode"); err == nil {
-		return "opencode", "llm.provider is not set and opencode is on PATH (" + path + ")"
-	}
-	return "none", "llm.provider is not set and opencode is not on PATH: compaction and extraction are off"
 }
 
 // newLLM builds the configured LLM client, which records the tokens of
@@ -206,35 +176,20 @@ func newLLMLimited(f *folder, limit int) (llm.Completer, string, error) {
 	}
 	counted := cost.NewCounter(c, f.stateDir, f.log).WithDailyLimit(limit)
 	if provider == "opencode" && !f.modelResolved {
-		return llm.WithResolvedModel(counted, openCodeDefaults(f), func(ctx context.Context) string { return openCodeDefaultModel(ctx, f) }), provider, nil
+		return llm.WithResolvedModel(counted, f.cfg.DefaultModels(), func(ctx context.Context) string { return openCodeDefaultModel(ctx, f) }), provider, nil
 	}
 	return counted, provider, nil
-}
-
-// openCodeDefaults are the configured model names left at their defaults:
-// the opencode provider resolves them to OpenCode's own model
-// (llm.WithResolvedModel).
-func openCodeDefaults(f *folder) []string {
-	var defaults []string
-	if f.cfg.Origin("extract.model").Source == config.FromDefault {
-		defaults = append(defaults, f.cfg.Extract.Model)
-	}
-	if f.cfg.Origin("compact.model").Source == config.FromDefault {
-		defaults = append(defaults, f.cfg.Compact.Model)
-	}
-	return defaults
 }
 
 // openCodeModel: with the opencode provider and no model configured, the
 // jobs use the user's own OpenCode small_model, else its model (the
 // built-in default names a model most OpenCode setups do not have). It
 // asks OpenCode now (doctor shows the model); newLLM asks only when a job
-// first needs it.
+// first needs it (llm.WithResolvedModel).
 func openCodeModel(ctx context.Context, f *folder) {
 	if f.cfg.Origin("extract.model").Source != config.FromDefault || f.modelResolved {
 		return
 	}
-	f.modelResolved = true
 	setOpenCodeModel(f, openCodeDefaultModel(ctx, f))
 }
 
@@ -242,13 +197,7 @@ func openCodeModel(ctx context.Context, f *folder) {
 // whose model is not configured; "" changes nothing.
 func setOpenCodeModel(f *folder, m string) {
 	f.modelResolved = true
-	if m == "" || f.cfg.Origin("extract.model").Source != config.FromDefault {
-		return
-	}
-	if f.cfg.Origin("compact.model").Source == config.FromDefault {
-		f.cfg.Compact.Model = m
-	}
-	f.cfg.Extract.Model = m
+	f.cfg.UseModel(m)
 }
 
 // openCodeDefaultModel is OpenCode's own model for f's jobs (llm.OpenCodeModel).
@@ -269,16 +218,17 @@ func llmOptions(f *folder, provider string) llm.Options {
 	}
 }
 
-// needLLM is newLLM for commands that cannot work without a provider.
-func needLLM(f *folder) (llm.Completer, error) {
+// needLLM is newLLM for commands that cannot work without a provider;
+// done closes the client.
+func needLLM(f *folder) (c llm.Completer, done func(), err error) {
 	c, provider, err := newLLM(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if provider == "none" {
-		return nil, errors.New("no LLM provider configured: set llm.provider (opencode, openai or anthropic) or MEMORY_LLM_PROVIDER")
+		return nil, nil, errors.New("no LLM provider configured: set llm.provider (opencode, openai or anthropic) or MEMORY_LLM_PROVIDER")
 	}
-	return c, nil
+	return c, func() { closeAll(appendCloser(nil, c)) }, nil
 }
 
 // applyDelayEnv is a test hook: milliseconds the compactor pauses before

@@ -283,20 +283,38 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 // llm.provider and log_level are lower-cased.
 func (c *Config) Validate() error {
 	c.normalize()
-	var errs []error
-	bad := func(key, format string, args ...any) {
-		errs = append(errs, &KeyError{Origin: c.Origin(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+	v := &validator{c: c}
+	v.storage()
+	v.jobs()
+	v.services()
+	return errors.Join(v.errs...)
+}
+
+// validator gathers Validate's errors, each with its key's origin.
+type validator struct {
+	c    *Config
+	errs []error
+}
+
+func (v *validator) bad(key, format string, args ...any) {
+	v.errs = append(v.errs, &KeyError{Origin: v.c.Origin(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) positive(key string, d Duration) {
+	if d <= 0 {
+		v.bad(key, "must be greater than zero (got %s)", d)
 	}
-	positive := func(key string, d Duration) {
-		if d <= 0 {
-			bad(key, "must be greater than zero (got %s)", d)
-		}
+}
+
+func (v *validator) atLeast(key string, n, min int, unit string) {
+	if n < min {
+		v.bad(key, "must be at least %d%s (got %d)", min, unit, n)
 	}
-	atLeast := func(key string, n, min int, unit string) {
-		if n < min {
-			bad(key, "must be at least %d%s (got %d)", min, unit, n)
-		}
-	}
+}
+
+// storage checks the folder, its commits and its indexes.
+func (v *validator) storage() {
+	c, bad, positive, atLeast := v.c, v.bad, v.positive, v.atLeast
 	if c.MemoryDir == "" {
 		where := "the config file"
 		if c.file != "" {
@@ -316,6 +334,11 @@ func (c *Config) Validate() error {
 	positive("index.rescan", c.Index.Rescan)
 	atLeast("index.max_lines", c.Index.MaxLines, 1, "")
 	atLeast("index.max_bytes", c.Index.MaxBytes, 1, "")
+}
+
+// jobs checks extraction, compaction and the model they call.
+func (v *validator) jobs() {
+	c, bad, positive, atLeast := v.c, v.bad, v.positive, v.atLeast
 	positive("extract.debounce", c.Extract.Debounce)
 	if c.Extract.Model == "" {
 		bad("extract.model", "must not be empty")
@@ -340,6 +363,11 @@ func (c *Config) Validate() error {
 	}
 	positive("llm.timeout", c.LLM.Timeout)
 	atLeast("llm.daily_tokens", c.LLM.DailyTokens, 0, " (0 means no limit)")
+}
+
+// services checks embeddings, recall, review, sync and the log.
+func (v *validator) services() {
+	c, bad, positive, atLeast := v.c, v.bad, v.positive, v.atLeast
 	if u := c.Embed.BaseURL; u != "" {
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			bad("embed.base_url", "must be http(s)://host[/path], such as http://localhost:11434/v1 (got %q)", u)
@@ -366,7 +394,6 @@ func (c *Config) Validate() error {
 	default:
 		bad("log_level", "must be one of debug, info, warn, error, in any case (got %q)", c.LogLevel)
 	}
-	return errors.Join(errs...)
 }
 
 // normalize applies the clamps and defaults that depend on other keys, and

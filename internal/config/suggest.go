@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"strings"
+
+	"github.com/memoryd/memoryd/internal/suggest"
 )
 
 // unknownKey is the message for a key that is not in the table: a
@@ -54,7 +56,7 @@ func suggestions(key string) []string {
 	var best []string
 	bestD := limit + 1
 	for _, k := range knownKeys() {
-		switch d := editDistance(typed, k); {
+		switch d := suggest.Distance(typed, k); {
 		case d < bestD:
 			best, bestD = []string{k}, d
 		case d == bestD:
@@ -66,7 +68,7 @@ func suggestions(key string) []string {
 	}
 	for _, k := range knownKeys() {
 		kLeaf := k[strings.LastIndex(k, ".")+1:]
-		if strings.Contains(k, ".") && editDistance(leaf, kLeaf) <= 1 {
+		if strings.Contains(k, ".") && suggest.Distance(leaf, kLeaf) <= 1 {
 			best = append(best, k)
 		}
 	}
@@ -78,33 +80,4 @@ func orList(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-// editDistance counts the single-character insertions, deletions,
-// substitutions and swaps of neighbours that turn a into b (optimal string
-// alignment distance), so "modle" is one edit from "model".
-func editDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	// d[i][j] is the distance between x[:i] and y[:j].
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
 }

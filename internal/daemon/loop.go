@@ -103,26 +103,8 @@ func (l *loop) run(ctx context.Context) error {
 	l.initSync(now)
 	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
 
-	indexT := time.NewTimer(time.Hour)
-	indexT.Stop()
-	defer indexT.Stop()
-	commitT := time.NewTimer(time.Hour)
-	commitT.Stop()
-	defer commitT.Stop()
-	pauseT := time.NewTimer(time.Hour)
-	pauseT.Stop()
-	defer pauseT.Stop()
-	compactT := time.NewTimer(l.d.opts.Compact.Poll)
-	defer compactT.Stop()
-	extractT := time.NewTimer(time.Hour)
-	extractT.Stop()
-	defer extractT.Stop()
-	statusT := time.NewTimer(time.Hour)
-	statusT.Stop()
-	defer statusT.Stop()
-	syncT := time.NewTimer(time.Hour)
-	syncT.Stop()
-	defer syncT.Stop()
+	t := newLoopTimers(l.d.opts.Compact.Poll)
+	defer t.stop()
 
 	events := l.d.deps.Watcher.Events()
 	activity := l.d.deps.Extraction.activityChan()
@@ -133,19 +115,19 @@ func (l *loop) run(ctx context.Context) error {
 		case ev := <-events:
 			now = time.Now()
 			l.note(ev, now)
-		case <-indexT.C:
+		case <-t.index.C:
 			now = time.Now()
 			l.rebuild(now)
-		case <-pauseT.C:
+		case <-t.pause.C:
 			now = time.Now()
 			l.rebuild(now)
-		case <-commitT.C:
+		case <-t.commit.C:
 			now = time.Now()
 			l.startCommit(ctx, now)
-		case <-compactT.C:
+		case <-t.compact.C:
 			now = time.Now()
 			l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
-			compactT.Reset(l.d.opts.Compact.Poll)
+			t.compact.Reset(l.d.opts.Compact.Poll)
 			// A command killed while the daemon runs. Not beside a job of
 			// its own: on NFS a lock does not keep out its own process.
 			if !l.paused && l.job == jobNone {
@@ -155,13 +137,13 @@ func (l *loop) run(ctx context.Context) error {
 		case <-activity:
 			now = time.Now()
 			l.pollSessions(ctx, now)
-		case <-extractT.C:
+		case <-t.extract.C:
 			now = time.Now()
 			l.maybeExtract(ctx, now)
-		case <-statusT.C:
+		case <-t.status.C:
 			now = time.Now()
 			l.publishStatus(now)
-		case <-syncT.C:
+		case <-t.sync.C:
 			now = time.Now()
 			l.startSync(ctx, now)
 		case r := <-l.sync.results:
@@ -175,19 +157,46 @@ func (l *loop) run(ctx context.Context) error {
 			l.finish(r, now)
 			l.afterJob(ctx, now)
 		}
-		// Re-arm the timers from the state; each is a pure function of it.
-		at, ok := l.indexDeb.due()
-		resetTimer(indexT, at, ok && !l.paused, now)
-		resetTimer(pauseT, now.Add(pausePoll), l.paused, now)
-		at, ok = l.commitDue()
-		resetTimer(commitT, at, ok && !l.paused, now)
-		at, ok = l.extract.next(l.d.opts.Extract, now)
-		resetTimer(extractT, l.budgetHold(at), ok && l.job == jobNone, now)
-		at, ok = l.statusDue()
-		resetTimer(statusT, at, ok, now)
-		at, ok = l.syncDue()
-		resetTimer(syncT, at, ok, now)
+		l.rearm(t, now)
 	}
+}
+
+// loopTimers are the loop's timers, owned by its goroutine: created
+// stopped (but compaction's poll), re-armed from the state after every
+// event (rearm).
+type loopTimers struct {
+	index, commit, pause, compact, extract, status, sync *time.Timer
+}
+
+func newLoopTimers(compactPoll time.Duration) *loopTimers {
+	stopped := func() *time.Timer {
+		t := time.NewTimer(time.Hour)
+		t.Stop()
+		return t
+	}
+	return &loopTimers{index: stopped(), commit: stopped(), pause: stopped(), compact: time.NewTimer(compactPoll),
+		extract: stopped(), status: stopped(), sync: stopped()}
+}
+
+func (t *loopTimers) stop() {
+	for _, x := range []*time.Timer{t.index, t.commit, t.pause, t.compact, t.extract, t.status, t.sync} {
+		x.Stop()
+	}
+}
+
+// rearm re-arms the timers from the state; each is a pure function of it.
+func (l *loop) rearm(t *loopTimers, now time.Time) {
+	at, ok := l.indexDeb.due()
+	resetTimer(t.index, at, ok && !l.paused, now)
+	resetTimer(t.pause, now.Add(pausePoll), l.paused, now)
+	at, ok = l.commitDue()
+	resetTimer(t.commit, at, ok && !l.paused, now)
+	at, ok = l.extract.next(l.d.opts.Extract, now)
+	resetTimer(t.extract, l.budgetHold(at), ok && l.job == jobNone, now)
+	at, ok = l.statusDue()
+	resetTimer(t.status, at, ok, now)
+	at, ok = l.syncDue()
+	resetTimer(t.sync, at, ok, now)
 }
 
 // note records a watcher event. The commit's quiet period counts from the

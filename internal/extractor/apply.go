@@ -118,8 +118,7 @@ func same(c Change) bool {
 	if c.prev == "" {
 		return false
 	}
-	m, err := index.Parse(c.File, c.Data)
-	return err == nil && m.Hash == c.prev
+	return index.Hash(c.Data) == c.prev
 }
 
 // commitMessage is "memory: extract from <source> session <id>", a line

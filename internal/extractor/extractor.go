@@ -309,8 +309,8 @@ func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res 
 			kept = append(kept, c)
 			continue
 		}
-		cur := findMemory(snap, c.File)
-		next, err := index.Parse(c.File, c.Data)
+		cur := facts.ByFile(snap, c.File)
+		next, err := c.fact()
 		if cur == nil || err != nil {
 			kept = append(kept, c)
 			continue
@@ -340,13 +340,13 @@ func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 			kept = append(kept, c) // follows its successor (supersessions)
 			continue
 		}
-		m, err := index.Parse(c.File, c.Data)
+		m, err := c.fact()
 		if c.review == "" && (err != nil || x.opts.Review == nil || !x.opts.Review(m.Type)) {
 			kept = append(kept, c)
 			continue
 		}
 		file := index.InboxDir + "/" + c.File
-		if findMemory(snap, file) != nil {
+		if facts.ByFile(snap, file) != nil {
 			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "a proposal for it already waits for review"})
 			continue
 		}
@@ -366,9 +366,9 @@ func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 // current.
 func supersessions(res *Result) {
 	created := map[string]string{} // file written as a create → its project
-	for _, c := range res.Changes {
-		if c.Action == "create" {
-			if m, err := index.Parse(c.File, c.Data); err == nil {
+	for i := range res.Changes {
+		if c := &res.Changes[i]; c.Action == "create" {
+			if m, err := c.fact(); err == nil {
 				created[c.File] = m.Scope()
 			}
 		}
@@ -380,7 +380,7 @@ func supersessions(res *Result) {
 			continue
 		}
 		scope, ok := created[c.by]
-		old, err := index.Parse(c.File, c.Data)
+		old, err := c.fact()
 		switch {
 		case !ok:
 			res.Rejected = append(res.Rejected, Rejection{Name: c.File, Reason: "stays current: " + c.by + " is not written in this pass (review, or refused)"})
@@ -391,15 +391,6 @@ func supersessions(res *Result) {
 		}
 	}
 	res.Changes = kept
-}
-
-func findMemory(snap index.Snapshot, file string) *index.Memory {
-	for _, m := range snap.Memories {
-		if m.File == file {
-			return m
-		}
-	}
-	return nil
 }
 
 // readSession reads the session's messages after its watermark. A session

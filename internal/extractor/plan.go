@@ -27,6 +27,19 @@ type Change struct {
 	cites  []string // the paths the model said the fact rests on, unchecked (stamp records those that exist)
 	review string   // why the change goes to the inbox instead ("" when it does not)
 	by     string   // supersede: the created fact that replaces File
+	// mem is Data parsed, once a step of the pass asked for it (fact);
+	// memErr is why Data does not parse.
+	mem    *index.Memory
+	memErr error
+}
+
+// fact is the change's file parsed, once a pass: every step after the plan
+// reads it, and stamp, the one step that changes it, keeps it up to date.
+func (c *Change) fact() (*index.Memory, error) {
+	if c.mem == nil && c.memErr == nil {
+		c.mem, c.memErr = index.Parse(c.File, c.Data)
+	}
+	return c.mem, c.memErr
 }
 
 // Rejection is a proposal the gate refused, or one that changed nothing.

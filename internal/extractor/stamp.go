@@ -1,10 +1,9 @@
 package extractor
 
 import (
-	"os"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/transcript"
@@ -31,23 +30,22 @@ func agentName(source string) string {
 // never has one; the model's choice otherwise ("global" for none); a
 // project fact without one belongs to the session's project.
 func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, now time.Time) {
-	src := index.Source{Agent: agentName(source), Session: id, At: now.UTC().Format(time.RFC3339), Cwd: dir}
+	src := facts.NewSource(agentName(source), now, dir)
+	src.Session = id
 	if len(msgs) > 0 {
 		src.Messages = messageRef(msgs[0]) + ".." + messageRef(msgs[len(msgs)-1])
 	}
-	src.Host, _ = os.Hostname()
 	slug := ""
 	if dir != "" {
 		slug = project.Slug(dir)
 	}
 	for i := range changes {
 		c := &changes[i]
-		m, err := index.Parse(c.File, c.Data)
+		m, err := c.fact()
 		if err != nil || c.Action == "supersede" {
 			continue // a superseded fact keeps its text, date and project: only the mark is new
 		}
-		m.Sources = append(m.Sources, src)
-		m.Updated = now.Format(time.DateOnly)
+		facts.Stamp(m, src, now)
 		switch {
 		case m.Type == "user":
 			m.Project = ""
@@ -58,35 +56,12 @@ func stamp(changes []Change, source, id, dir string, msgs []transcript.Message, 
 		case m.Type == "project" && m.Project == "" && c.Action == "create":
 			m.Project = slug
 		}
-		if cites := recordCites(c.cites, m.Project, dir); len(cites) > 0 {
+		if cites := facts.ModelCites(c.cites, m.Project, dir); len(cites) > 0 {
 			m.Cites = cites
 		}
 		c.Data = m.Format()
+		m.Hash = index.Hash(c.Data) // m is c.Data parsed: no second parse
 	}
-}
-
-// recordCites records the paths the model said a fact of project slug
-// rests on that are files inside the root of the session's directory dir,
-// with their blobs now; every other path — outside the root, missing, a
-// folder, a link out — is dropped. A fact of another project than the
-// session's (or a global one) cites nothing: its paths would not be
-// relative to its own project's root.
-func recordCites(paths []string, slug, dir string) []index.Cite {
-	if len(paths) == 0 || slug == "" || dir == "" || project.Slug(dir) != slug {
-		return nil
-	}
-	root := project.Root(dir)
-	var out []index.Cite
-	seen := map[string]bool{}
-	for _, p := range paths {
-		got, err := cite.Record(root, root, []string{p})
-		if err != nil || len(got) != 1 || seen[got[0].String()] {
-			continue
-		}
-		seen[got[0].String()] = true
-		out = append(out, got[0])
-	}
-	return out
 }
 
 // messageRef names a message for provenance: its id, else its time.

@@ -91,12 +91,11 @@ func (w *Writer) plan(snap index.Snapshot, items []Item) ([]Result, []planned) {
 		f.Name = freeName(snap, taken, f)
 		m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
 		m.Project = f.Project
-		m.Updated = w.today()
 		src := it.Source
 		if src.Agent == "" {
 			src = w.source()
 		}
-		m.Sources = append(m.Sources, src)
+		Stamp(m, src, w.now())
 		taken[m.File] = true
 		earlier = append(earlier, m)
 		results[i].File = m.File
@@ -111,7 +110,7 @@ func freeName(snap index.Snapshot, taken map[string]bool, f Fact) string {
 	name := f.Name
 	for n := 2; ; n++ {
 		file := Fact{Type: f.Type, Name: name}.File()
-		if find(snap, file) == nil && unreadable(snap, file) == nil && !taken[file] {
+		if ByFile(snap, file) == nil && unreadable(snap, file) == nil && !taken[file] {
 			return name
 		}
 		suffix := fmt.Sprintf("-%d", n)

@@ -39,7 +39,7 @@ func (w *Writer) citesOf(f Fact) ([]index.Cite, error) {
 	if slug := project.Slug(from); slug != f.Project {
 		return nil, fmt.Errorf("%w: the fact is in project %s, but its cites are resolved from %s, in project %s: cite the files from inside a checkout of %s", ErrInvalid, f.Project, from, slug, f.Project)
 	}
-	cites, err := cite.Record(project.Root(from), from, f.Cites)
+	cites, err := recordCites(project.Root(from), from, f.Cites, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cites %w", ErrInvalid, err)
 	}

@@ -117,25 +117,21 @@ type Done struct {
 	reason string // why it was forgotten, for the commit message
 }
 
-// today is the date metadata.updated records, in the local time zone.
-func (w *Writer) today() string {
-	now := time.Now
+// now is the time of this writer's writes (Options.Now, else the clock).
+func (w *Writer) now() time.Time {
 	if w.opts.Now != nil {
-		now = w.opts.Now
+		return w.opts.Now()
 	}
-	return now().Format(time.DateOnly)
+	return time.Now()
 }
+
+// today is the date metadata.updated records, in the local time zone.
+func (w *Writer) today() string { return w.now().Format(time.DateOnly) }
 
 // source is this writer's entry in metadata.source.
 func (w *Writer) source() index.Source {
-	now := time.Now
-	if w.opts.Now != nil {
-		now = w.opts.Now
-	}
-	s := index.Source{Agent: w.opts.Who, At: now().UTC().Format(time.RFC3339)}
-	s.Cwd, _ = os.Getwd()
-	s.Host, _ = os.Hostname()
-	return s
+	wd, _ := os.Getwd()
+	return NewSource(w.opts.Who, w.now(), wd)
 }
 
 // Check returns why f cannot be saved as it is, as an error wrapping
@@ -189,7 +185,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
 		file := f.File()
-		cur := find(snap, file)
+		cur := ByFile(snap, file)
 		if err := unreadable(snap, file); err != nil {
 			return Done{}, nil, "", err
 		}
@@ -227,8 +223,7 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 			}
 			m, hash, done.Action = &c, cur.Hash, "replaced"
 		}
-		m.Updated = w.today()
-		m.Sources = append(m.Sources, w.source())
+		Stamp(m, w.source(), w.now())
 		return done, m.Format(), hash, nil
 	})
 }
@@ -310,7 +305,7 @@ func (w *Writer) Replace(ctx context.Context, file string, data []byte, hash str
 		return Done{}, err
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
-		if cur := find(snap, file); cur != nil && cur.Readonly {
+		if cur := ByFile(snap, file); cur != nil && cur.Readonly {
 			return Done{}, nil, "", fmt.Errorf("%s %w (metadata.readonly): memoryd's commands never change it; open it in your editor", file, ErrReadonly)
 		}
 		if m.File != file || !index.IsMemory(file) {
@@ -339,7 +334,7 @@ func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 		return nil, fmt.Errorf("%w %q: it waits for review (memoryd review)", ErrNotFound, name)
 	}
 	for _, f := range []string{name, name + ".md"} {
-		if m := find(snap, f); m != nil {
+		if m := ByFile(snap, f); m != nil {
 			return m, nil
 		}
 	}
@@ -362,7 +357,9 @@ func Find(snap index.Snapshot, name string) (*index.Memory, error) {
 	return nil, fmt.Errorf("%q names several facts (%s): give the file name", name, strings.Join(files, ", "))
 }
 
-func find(snap index.Snapshot, file string) *index.Memory {
+// ByFile is the fact in file of snap (sorted by file, as every snapshot
+// is), nil when there is none: the one lookup of a fact by its file.
+func ByFile(snap index.Snapshot, file string) *index.Memory {
 	i, ok := slices.BinarySearchFunc(snap.Memories, file, func(m *index.Memory, f string) int { return strings.Compare(m.File, f) })
 	if !ok {
 		return nil

@@ -86,7 +86,7 @@ func (w *Writer) review(ctx context.Context, name, action, reason string, force 
 // accept writes the proposal m over target.
 func (w *Writer) accept(ctx context.Context, tx *folder.Tx, m *index.Memory, target string, force bool) error {
 	dir := w.opts.Folder.Dir()
-	cur := find(tx.Snapshot(), target)
+	cur := ByFile(tx.Snapshot(), target)
 	if cur != nil && cur.Readonly {
 		return fmt.Errorf("%s %w (metadata.readonly): reject the proposal, or change the fact in your editor", target, ErrReadonly)
 	}
@@ -134,7 +134,7 @@ func findInbox(snap index.Snapshot, name string) (*index.Memory, error) {
 	inbox := index.Snapshot{Memories: Inbox(snap)}
 	n := strings.TrimPrefix(strings.TrimSpace(name), index.InboxDir+"/")
 	for _, f := range []string{index.InboxDir + "/" + n, index.InboxDir + "/" + n + ".md"} {
-		if m := find(inbox, f); m != nil {
+		if m := ByFile(inbox, f); m != nil {
 			return m, nil
 		}
 	}

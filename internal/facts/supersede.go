@@ -52,7 +52,7 @@ func (w *Writer) Supersede(ctx context.Context, f Fact, old string) (Done, error
 	if err := unreadable(snap, file); err != nil {
 		return Done{}, err
 	}
-	if find(snap, file) != nil {
+	if ByFile(snap, file) != nil {
 		return Done{}, fmt.Errorf("%s %w; choose another name for the fact that supersedes %s", file, ErrExists, prev.File)
 	}
 	if dup := duplicate(snap, file, f); dup != "" && dup != prev.File {
@@ -64,8 +64,7 @@ func (w *Writer) Supersede(ctx context.Context, f Fact, old string) (Done, error
 	}
 	m := index.NewMemory(f.Type, f.Name, f.Description, f.Body)
 	m.Project, m.Cites = f.Project, cites
-	m.Updated = w.today()
-	m.Sources = append(m.Sources, w.source())
+	Stamp(m, w.source(), w.now())
 	if err := tx.Write(file, m.Format(), ""); err != nil {
 		return Done{}, err
 	}

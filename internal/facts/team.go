@@ -61,7 +61,7 @@ func (w *Writer) ProposeTeam(ctx context.Context, p TeamProposal) (Done, error) 
 // freeInboxFile is the first inbox file for rel that snap does not have.
 func freeInboxFile(snap index.Snapshot, rel string) string {
 	for n := 1; ; n++ {
-		if f := index.InboxFile(rel, n); find(snap, f) == nil {
+		if f := index.InboxFile(rel, n); ByFile(snap, f) == nil {
 			return f
 		}
 	}

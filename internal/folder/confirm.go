@@ -1,13 +1,16 @@
 package folder
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -95,4 +98,22 @@ func (c *confirmations) reload() {
 	if c.facts == nil {
 		c.facts = map[string]string{}
 	}
+}
+
+// ConfirmPlanted lets out to agents m, a fact the gate holds as a planted
+// instruction, once a person read it and says it is theirs (memoryd check
+// --confirm NAME): the confirmation is recorded (Confirm), and the
+// indexes, which left the fact out, are settled and committed by who.
+func (f *Folder) ConfirmPlanted(ctx context.Context, m *index.Memory, who string) error {
+	if err := Confirm(f.stateDir, m); err != nil {
+		return fmt.Errorf("record the confirmation: %w", err)
+	}
+	tx, err := f.Begin(ctx, who)
+	if err != nil {
+		return err
+	}
+	defer tx.Close()
+	kind := commitmsg.KindConfirm
+	_, err = tx.Commit(ctx, commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (%s)", kind, m.File, who), Kind: kind, Writer: commitmsg.Person})
+	return err
 }

@@ -1,8 +1,6 @@
 package index
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -184,8 +182,7 @@ func (s *Store) load(rel string, typ fs.FileMode, prev *entry) *entry {
 	}
 	s.reads.Add(1)
 	e.key = key
-	sum := sha256.Sum256(data)
-	e.hash = hex.EncodeToString(sum[:])
+	e.hash = Hash(data)
 	if prev != nil && prev.hash == e.hash {
 		e.mem, e.err = prev.mem, prev.err
 		return e

@@ -170,8 +170,13 @@ func Parse(rel string, data []byte) (*Memory, error) {
 	if len(data) > MaxFileSize {
 		return nil, &ParseError{rel, 0, fmt.Sprintf("file is %d bytes, more than the limit of %d", len(data), MaxFileSize)}
 	}
+	return parse(rel, string(data), Hash(data))
+}
+
+// Hash is a file's Memory.Hash: the hex sha256 of its bytes.
+func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
-	return parse(rel, string(data), hex.EncodeToString(sum[:]))
+	return hex.EncodeToString(sum[:])
 }
 
 // parse is Parse of the file's text, whose sha256 is hash. The Memory

@@ -3,7 +3,8 @@
 // to NAME.1 (replacing the older one) and starts a new one. So the log of a
 // daemon that runs for months takes at most twice the bound on disk. It
 // also reads such a log back: the last lines, then what is appended, across
-// rotations (`memoryd logs -f`).
+// rotations (`memoryd logs -f`). Dedupe keeps a daemon stuck retrying
+// something from filling it with one line repeated.
 package logfile
 
 import (

@@ -293,13 +293,7 @@ func (h *handlers) save(ctx context.Context, req *mcp.CallToolRequest, in SaveIn
 		return h.propose(ctx, req, in)
 	}
 	f := facts.Fact{Type: in.Type, Name: in.Name, Description: in.Description, Body: in.Body, Project: in.Project,
-		Cites: in.Cites, CiteFrom: h.o.Root}
-	switch {
-	case in.Project == "global":
-		f.Project = ""
-	case in.Project == "" && in.Type == "project", in.Project == "" && len(in.Cites) > 0 && in.Type != "user":
-		f.Project = h.o.Project
-	}
+		Cites: in.Cites, CiteFrom: h.o.Root}.Scoped(h.o.Project)
 	w := h.o.Writer(client(req))
 	if old := strings.TrimSpace(in.Supersedes); old != "" {
 		if in.Replace {

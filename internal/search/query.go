@@ -357,26 +357,9 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 	}
 	s := newScorer(v.docs)
 	for _, w := range p.words {
-		var alts []*alt
-		st := stem(w)
-		lists, err := x.stemLists(ctx, conn, v, st)
+		alts, err := x.wordAlts(ctx, conn, v, w)
 		if err != nil {
 			return nil, err
-		}
-		alts = append(alts, &alt{word: w, stem: st, exact: w, weight: 1, lists: lists})
-		for _, syn := range synonyms[st] {
-			lists, err := x.stemLists(ctx, conn, v, syn)
-			if err != nil {
-				return nil, err
-			}
-			alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
-		}
-		if !slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
-			typos, err := x.typoAlts(ctx, conn, v, w)
-			if err != nil {
-				return nil, err
-			}
-			alts = append(alts, typos...)
 		}
 		s.scoreWord(alts)
 	}
@@ -394,22 +377,8 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 	}
 	var ps *scorer // the prefix search's, for the facts only it found
 	if len(top) < limit && len(p.last) >= 2 {
-		lists, err := prefixLists(ctx, conn, p.last)
-		if err != nil {
+		if top, ps, err = x.prefixTop(ctx, conn, v, p.last, f, top, limit); err != nil {
 			return nil, err
-		}
-		if len(lists) > 0 {
-			seen := make(map[int32]bool, len(top))
-			for _, c := range top {
-				seen[c.id] = true
-			}
-			ps = newScorer(v.docs)
-			ps.scoreWord([]*alt{{word: p.last, weight: prefixWeight, kind: "prefix", lists: lists}})
-			more := ps.top(f, limit-len(top), seen)
-			for i := range more {
-				more[i].prefix = true
-			}
-			top = append(top, more...)
 		}
 	}
 	if qv != nil {
@@ -417,14 +386,67 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 			top = fuse(s, f, top, vec, want)
 		}
 	}
-	top = top[:min(want, len(top))]
+	return x.hits(ctx, conn, s, ps, top[:min(want, len(top))], q.Explain)
+}
+
+// wordAlts are the forms a query word w is looked for in: its stem, its
+// synonyms at their weight and, when none of them is in the index, the
+// words a typo away (typoAlts).
+func (x *Index) wordAlts(ctx context.Context, conn *sql.Conn, v *view, w string) ([]*alt, error) {
+	st := stem(w)
+	lists, err := x.stemLists(ctx, conn, v, st)
+	if err != nil {
+		return nil, err
+	}
+	alts := []*alt{{word: w, stem: st, exact: w, weight: 1, lists: lists}}
+	for _, syn := range synonyms[st] {
+		lists, err := x.stemLists(ctx, conn, v, syn)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
+	}
+	if !slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
+		typos, err := x.typoAlts(ctx, conn, v, w)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, typos...)
+	}
+	return alts, nil
+}
+
+// prefixTop adds to top, up to limit, the facts with a word that starts
+// with last (the word being typed), scored by a scorer of their own, which
+// it returns (nil when no word starts so).
+func (x *Index) prefixTop(ctx context.Context, conn *sql.Conn, v *view, last string, f filter, top []candidate, limit int) ([]candidate, *scorer, error) {
+	lists, err := prefixLists(ctx, conn, last)
+	if err != nil || len(lists) == 0 {
+		return top, nil, err
+	}
+	seen := make(map[int32]bool, len(top))
+	for _, c := range top {
+		seen[c.id] = true
+	}
+	ps := newScorer(v.docs)
+	ps.scoreWord([]*alt{{word: last, weight: prefixWeight, kind: "prefix", lists: lists}})
+	more := ps.top(f, limit-len(top), seen)
+	for i := range more {
+		more[i].prefix = true
+	}
+	return append(top, more...), ps, nil
+}
+
+// hits reads the hits of top, each explained by the scorer that found it:
+// s, or ps for the facts only the prefix search found.
+func (x *Index) hits(ctx context.Context, conn *sql.Conn, s, ps *scorer, top []candidate, explain bool) ([]Hit, error) {
 	hits := make([]Hit, 0, len(top))
 	for _, c := range top {
 		by := s
 		if c.prefix {
 			by = ps
 		}
-		h, err := x.hit(ctx, conn, by, c, q.Explain)
+		h, err := x.hit(ctx, conn, by, c, explain)
 		if err != nil {
 			return nil, err
 		}

@@ -305,23 +305,56 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 			out = append(out, prev.id)
 		}
 	}
+	if err := w.remove(out, all, ed, docs); err != nil {
+		return nil, err
+	}
+	set, err := w.insert(old, changed, ed, docs)
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM term`); err != nil {
+			return nil, err
+		}
+		for _, m := range keep {
+			id := old[m.File].id
+			forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
+			ed.addDoc(id, forms)
+			docs.set(id, newDoc(m, lens))
+		}
+	}
+	if err := w.postings(ed, all); err != nil {
+		return nil, err
+	}
+	_, err = w.putDocs.ExecContext(w.ctx, docs.encode())
+	return set, err
+}
+
+// remove deletes the facts of row ids out, and (unless all, which writes
+// every posting again) their terms' postings.
+func (w *writer) remove(out []int64, all bool, ed edits, docs *docTable) error {
 	for _, id := range out {
 		if !all {
 			var name, title, description, body string
 			if err := w.getFact.QueryRowContext(w.ctx, id).Scan(&name, &title, &description, &body); err != nil {
-				return nil, fmt.Errorf("read fact %d: %w", id, err)
+				return fmt.Errorf("read fact %d: %w", id, err)
 			}
 			forms, _ := docTerms(name, title, description, body)
 			ed.dropDoc(id, forms)
 		}
 		if _, err := w.delFact.ExecContext(w.ctx, id); err != nil {
-			return nil, err
+			return err
 		}
 		docs.remove(id)
 	}
-	// In with the new, by metadata.updated and file, so that row ids of new
-	// facts, the last tie-break of a search, follow file names among the
-	// facts of a day.
+	return nil
+}
+
+// insert writes the facts changed, by metadata.updated and file, so that
+// row ids of new facts, the last tie-break of a search, follow file names
+// among the facts of a day; a changed fact keeps its row id. It returns
+// their row ids and hashes.
+func (w *writer) insert(old map[string]indexed, changed []*index.Memory, ed edits, docs *docTable) (map[string]indexed, error) {
 	slices.SortFunc(changed, func(a, b *index.Memory) int {
 		return cmp.Or(strings.Compare(a.UpdatedDate(), b.UpdatedDate()), strings.Compare(a.File, b.File))
 	})
@@ -346,28 +379,23 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 		docs.set(id, newDoc(m, lens))
 		set[m.File] = indexed{id, m.Hash}
 	}
-	if all {
-		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM term`); err != nil {
-			return nil, err
-		}
-		for _, m := range keep {
-			id := old[m.File].id
-			forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
-			ed.addDoc(id, forms)
-			docs.set(id, newDoc(m, lens))
-		}
-	}
+	return set, nil
+}
+
+// postings writes the terms' postings as ed edits them; with all, from
+// nothing.
+func (w *writer) postings(ed edits, all bool) error {
 	for _, form := range ed.sortedForms() {
 		fe := ed[form]
 		var b []byte
 		if !all {
 			if err := w.getTerm.QueryRowContext(w.ctx, form).Scan(&b); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return nil, err
+				return err
 			}
 		}
 		b, err := editPostings(b, fe.drop, fe.add)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(b) == 0 {
 			_, err = w.delTerm.ExecContext(w.ctx, form)
@@ -375,11 +403,10 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 			_, err = w.putTerm.ExecContext(w.ctx, form, stem(form), b)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("index the term %q: %w", form, err)
+			return fmt.Errorf("index the term %q: %w", form, err)
 		}
 	}
-	_, err = w.putDocs.ExecContext(w.ctx, docs.encode())
-	return set, err
+	return nil
 }
 
 // docs reads the doc table, or starts an empty one when all is set.

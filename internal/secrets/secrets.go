@@ -105,7 +105,15 @@ const tokenPrefixes = `gh[pousr]_|github_pat_|gl(?:pat|dt|ptt|rt)-|sk-|xox[abpos
 // costs 2.5 ms, which every memoryd process would pay at start otherwise.
 var secretRules = sync.OnceValue(func() []*secretRule { return append(ownRules(), proseRules()...) })
 
+// ownRules are memoryd's own rules, in the order they are tried: the
+// providers' key formats, then passwords on command lines, then values
+// assigned to a secret's name (in code, configuration or prose).
 func ownRules() []*secretRule {
+	return slices.Concat(keyRules(), commandRules(), assignedRules())
+}
+
+// keyRules find the keys and tokens whose format says what they are.
+func keyRules() []*secretRule {
 	return []*secretRule{
 		{name: "private key", hints: []string{"private key"}, expr: (`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)},
 		{name: "age key", hints: []string{"age-secret-key-"}, expr: (`AGE-SECRET-KEY-1[0-9A-Z]{20,}`)},
@@ -131,6 +139,12 @@ func ownRules() []*secretRule {
 		{name: "URL password", hints: []string{"://"}, expr: (`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/:@]*:([^\s/@]+)@`), group: 1, vet: vetValue(notPlaceholder)},
 		{name: "Azure key", hints: []string{"accountkey", "sharedaccesskey"}, expr: (`(?i)\b(?:AccountKey|SharedAccessKey)\s*=\s*([^\s;&"']+)`), group: 1, vet: vetValue(notPlaceholder)},
 		{name: "Azure signature", hints: []string{"sig="}, expr: (`[?&]sig=([A-Za-z0-9%+/=]{16,})`), group: 1},
+	}
+}
+
+// commandRules find passwords given to commands on their command line.
+func commandRules() []*secretRule {
+	return []*secretRule{
 		{
 			// mysql -pS3cret: the password is glued to -p ("mysql -p" alone prompts).
 			name: "mysql password", hints: []string{"mysql", "mariadb"},
@@ -152,6 +166,12 @@ func ownRules() []*secretRule {
 		},
 		{name: "netrc password", hints: []string{"machine"}, expr: (`\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(\S+)`), group: 1, vet: vetValue(notPlaceholder)},
 		{name: "openssl password", hints: []string{"pass:"}, expr: (`(?i)-pass(?:in|out|word)?\s+pass:(\S+)`), group: 1},
+	}
+}
+
+// assignedRules find the values given to a password's or a key's name.
+func assignedRules() []*secretRule {
+	return []*secretRule{
 		{
 			// --password X, --client-secret=X, -storepass X, --token X.
 			name: "password option", hints: []string{"-pass", "-pwd", "-secret", "-token", "-api-key", "-apikey", "storepass", "keypass"},

@@ -1,4 +1,4 @@
-package main
+package logfile
 
 import (
 	"context"
@@ -33,7 +33,9 @@ type lastLine struct {
 	since   time.Time
 }
 
-func newDedupeHandler(next slog.Handler) *dedupeHandler {
+// Dedupe returns a handler that writes through next, each run of
+// repeated records once with its count (dedupeHandler).
+func Dedupe(next slog.Handler) slog.Handler {
 	return &dedupeHandler{next: next, last: &lastLine{}}
 }
 

@@ -1,7 +1,8 @@
-package main
+package logfile
 
 import (
 	"bytes"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 // are all written.
 func TestLogRepeatsOnce(t *testing.T) {
 	var buf bytes.Buffer
-	log := newLogger(&buf, "info")
+	log := slog.New(Dedupe(slog.NewTextHandler(&buf, nil)))
 	c := log.With("component", "daemon")
 	for range 150 {
 		c.Info("compaction started", "churn", 9)

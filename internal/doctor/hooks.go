@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"bytes"
@@ -10,19 +10,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/doctor"
 	"github.com/memoryd/memoryd/internal/install"
 )
 
 // hookDeadline is how long doctor lets a hook run: the agents give it 10 s.
 const hookDeadline = 10 * time.Second
 
-// hookFindings checks each agent hook memoryd installed by running it the
+// HookFindings checks each agent hook memoryd installed by running it the
 // way the agent does — through sh, in the current directory, a probe
 // payload on stdin — and, for Codex, that the hook is trusted (Codex skips
 // an untrusted hook without a word). An agent without memoryd's hooks is
 // not checked.
-func hookFindings(ctx context.Context, o install.Options) []doctor.Finding {
+func HookFindings(ctx context.Context, o install.Options) []Finding {
 	p := &hookProbes{ctx: ctx}
 	p.claude(o)
 	p.codex(o)
@@ -30,10 +29,10 @@ func hookFindings(ctx context.Context, o install.Options) []doctor.Finding {
 	return p.out
 }
 
-// hookProbes gathers the findings of hookFindings.
+// hookProbes gathers the findings of HookFindings.
 type hookProbes struct {
 	ctx context.Context
-	out []doctor.Finding
+	out []Finding
 }
 
 func hookFix(agent string) string { return "memoryd install --" + agent }
@@ -42,10 +41,10 @@ func hookFix(agent string) string { return "memoryd install --" + agent }
 func (p *hookProbes) check(name, command, event string) {
 	took, msg := runHookProbe(p.ctx, command, event)
 	if msg != "" {
-		p.out = append(p.out, doctor.Finding{Check: name, Problem: msg, Fix: hookFix(strings.Fields(name)[0])})
+		p.out = append(p.out, Finding{Check: name, Problem: msg, Fix: hookFix(strings.Fields(name)[0])})
 		return
 	}
-	p.out = append(p.out, doctor.Finding{Check: name, Note: fmt.Sprintf("ran in %s", took.Round(time.Millisecond))})
+	p.out = append(p.out, Finding{Check: name, Note: fmt.Sprintf("ran in %s", took.Round(time.Millisecond))})
 }
 
 func (p *hookProbes) claude(o install.Options) {
@@ -56,11 +55,11 @@ func (p *hookProbes) claude(o install.Options) {
 	}
 	p.check("claude SessionStart hook", w.HookCommand, "SessionStart")
 	if data, _ := os.ReadFile(settings); install.ClaudeAutoMemory(data) && os.Getenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "" {
-		p.out = append(p.out, doctor.Finding{Check: "claude auto-memory", Fix: hookFix("claude") + "   (it sets " + install.ClaudeAutoMemoryKey + ": false)",
+		p.out = append(p.out, Finding{Check: "claude auto-memory", Fix: hookFix("claude") + "   (it sets " + install.ClaudeAutoMemoryKey + ": false)",
 			Problem: "Claude Code's own auto-memory is on beside memoryd: the model is told to save facts in two places"})
 	}
 	if w.PromptCommand == "" {
-		p.out = append(p.out, doctor.Finding{Check: "claude UserPromptSubmit hook", Fix: hookFix("claude"),
+		p.out = append(p.out, Finding{Check: "claude UserPromptSubmit hook", Fix: hookFix("claude"),
 			Problem: "missing from " + settings + ": prompts get no recalled facts"})
 	} else {
 		p.check("claude UserPromptSubmit hook", w.PromptCommand, "UserPromptSubmit")
@@ -76,7 +75,7 @@ func (p *hookProbes) codex(o install.Options) {
 		stray []int
 	}{{"AGENTS.md", install.CodexAgentsStray(agents)}, {"config.toml", install.CodexConfigStray(config)}} {
 		if len(f.stray) > 0 {
-			p.out = append(p.out, doctor.Finding{Check: "codex " + f.name, Fix: "delete or fix those lines by hand (memoryd leaves them alone)",
+			p.out = append(p.out, Finding{Check: "codex " + f.name, Fix: "delete or fix those lines by hand (memoryd leaves them alone)",
 				Problem: fmt.Sprintf("%s: line %s looks like a memoryd marker but is not part of memoryd's own complete block "+
 					"(a half-deleted block, or a marker quoted in your text)", filepath.Join(home, f.name), strings.Trim(fmt.Sprint(f.stray), "[]"))})
 		}
@@ -91,9 +90,9 @@ func (p *hookProbes) codexHooks(home string, config []byte) {
 	data, _ := os.ReadFile(path)
 	hooks, err := install.CodexHooks(path, data)
 	if err != nil {
-		p.out = append(p.out, doctor.Finding{Check: "codex hooks", Problem: err.Error(), Fix: "fix the file, then " + hookFix("codex")})
+		p.out = append(p.out, Finding{Check: "codex hooks", Problem: err.Error(), Fix: "fix the file, then " + hookFix("codex")})
 	} else if len(hooks) < 2 {
-		p.out = append(p.out, doctor.Finding{Check: "codex hooks", Fix: hookFix("codex"),
+		p.out = append(p.out, Finding{Check: "codex hooks", Fix: hookFix("codex"),
 			Problem: "memoryd's SessionStart and UserPromptSubmit hooks are not both in " + path + ": sessions miss their project's index or their recalled facts"})
 	}
 	for _, h := range hooks {
@@ -103,7 +102,7 @@ func (p *hookProbes) codexHooks(home string, config []byte) {
 			if !ok {
 				why = filepath.Join(home, "config.toml") + " is not valid TOML: Codex trusts no hook"
 			}
-			p.out = append(p.out, doctor.Finding{Check: name, Problem: why, Fix: hookFix("codex") + "   (or trust it in Codex: /hooks)"})
+			p.out = append(p.out, Finding{Check: name, Problem: why, Fix: hookFix("codex") + "   (or trust it in Codex: /hooks)"})
 			continue
 		}
 		p.check(name, h.Command, h.Event)
@@ -114,7 +113,7 @@ func (p *hookProbes) openCode(o install.Options) {
 	plugin := install.OpenCodePluginFile(install.OpenCodeDir(o.Home, o.XDGConfigHome))
 	if data, err := os.ReadFile(plugin); err == nil {
 		if _, ours := install.OpenCodePluginBinary(data); ours && !bytes.Contains(data, []byte(`"recall"`)) {
-			p.out = append(p.out, doctor.Finding{Check: "opencode plugin recall", Fix: hookFix("opencode"),
+			p.out = append(p.out, Finding{Check: "opencode plugin recall", Fix: hookFix("opencode"),
 				Problem: plugin + " is an older memoryd plugin: prompts get no recalled facts"})
 		}
 	}
