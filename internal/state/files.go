@@ -45,6 +45,10 @@ const (
 	// starts the daemon): extraction takes the sessions active since then
 	// unless extract.since says otherwise (FirstRun).
 	FirstRunFile = "first-run.json"
+	// NoManagerFile records that `memoryd install` explained once how
+	// memoryd runs where there is no per-user service manager; later
+	// installs say it in one line.
+	NoManagerFile = "install-no-manager"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the
