@@ -40,7 +40,7 @@ func newCmdRebuild(a *app) *cobra.Command {
 func runDaemon(ctx context.Context, a *app) (err error) {
 	e := a.env
 	out := &daemonLog{w: e.stderr}
-	e.stderr = out
+	e.stderr, e.log = out, nil // the daemon logs to standard error and its own log file
 	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
