@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"time"
@@ -89,6 +91,10 @@ func runDaemon(ctx context.Context, a *app) (err error) {
 	defer stop()
 	reset := make(chan struct{}, 1)
 	deps.StateReset = reset
+	nudge := make(chan os.Signal, 1) // a full channel drops a nudge: they collapse
+	signal.Notify(nudge, nudgeSignal)
+	defer signal.Stop(nudge)
+	deps.Nudge = nudge
 	var lost error
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -49,6 +49,9 @@ func runSync(ctx context.Context, o *jsonOptions) error {
 		return err
 	}
 	res, err := newSyncer(f, "memoryd sync").Round(ctx)
+	// The running daemon runs a round after this one, so that its status
+	// says what this round did (memoryd status never contradicts it).
+	nudgeDaemon(f.stateDir, f.dir, true, syncAnswerWait)
 	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
@@ -68,6 +71,10 @@ func runSync(ctx context.Context, o *jsonOptions) error {
 	}
 	return nil
 }
+
+// syncAnswerWait bounds how long memoryd sync waits for the daemon's round
+// after its own: a fetch that finds nothing new.
+const syncAnswerWait = 5 * time.Second
 
 // syncFailure is the error a failed round ends the command with.
 func syncFailure(err error, res gitsync.Result) error {
@@ -121,6 +128,7 @@ func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
 	if n := len(s.Review); n > 0 {
 		fmt.Fprintf(w, ", %d for review", n)
 	}
+	printSyncNext(w, s, now)
 	fmt.Fprintln(w)
 }
 
