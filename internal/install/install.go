@@ -222,7 +222,7 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	case noManager != nil:
 		hints = append(hints, "There is no per-user service manager here, so memoryd runs as a background process "+
 			"of its own (as memoryd start does), which nothing starts again after a reboot or a logout.",
-			managerAdvice(&o, m), selfStartAdvice(&o, "Or, after a reboot,"))
+			managerAdvice(&o, m), selfStartAdvice(&o, "After a reboot run memoryd start again, or"))
 	case o.NoService:
 		hints = append(hints, selfStartAdvice(&o, "No service was installed (--no-service):"))
 	default:
