@@ -17,7 +17,7 @@ const freshWait = 1500 * time.Millisecond
 
 // freshenForSession makes what another machine pushed part of the session
 // that starts now: with a daemon that syncs (and answers nudges) and a
-// last round older than freshWithin, it asks the daemon for a round and
+// last round older than freshWithin, and not offline, it asks the daemon for a round and
 // waits for it up to freshWait (two processes never sync at once). Past
 // that bound, or without such a daemon, the session gets what the folder
 // holds; the wait is logged. It never fails: the agent starts anyway.
@@ -31,6 +31,11 @@ func freshenForSession(e env, cfg config.Config, now time.Time) {
 		return
 	}
 	if last := st.Sync.RoundStartedAt; !st.Sync.Running && now.Sub(last) < freshWithin {
+		return
+	}
+	if !st.Sync.OfflineSince.IsZero() {
+		// Offline (a train, a plane): the daemon retries with backoff; a
+		// session start does not wait for a remote it cannot reach.
 		return
 	}
 	start := time.Now()
