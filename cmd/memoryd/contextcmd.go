@@ -59,7 +59,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		fmt.Fprintf(e.stderr, "memoryd: no memory folder at %s (memoryd install sets one up)\n", cfg.MemoryDir)
 		return nil
 	}
-	freshenForSession(e, cfg, time.Now())
+	freshenForSession(e, o.global, cfg, time.Now())
 	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
 	only := o.projectOnly
 	text, err := contextText(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))

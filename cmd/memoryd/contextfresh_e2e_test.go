@@ -78,3 +78,21 @@ func TestClaudeSessionFreshAtStart(t *testing.T) {
 	first := firstWith(t, w.srv, "starting the session", func(r llmtest.Recorded) bool { return strings.Contains(r.User, "FIRST-TURN") })
 	mustCarry(t, "the session's first request on B", first, "I use fish as my shell")
 }
+
+// TestContextRoundWithoutDaemon: with sync on and no daemon running on B,
+// memoryd context runs the round itself: a fact pushed from A is in it.
+func TestContextRoundWithoutDaemon(t *testing.T) {
+	_, a, b := syncWorlds(t)
+	a.write("user-shell.md", memoryFile("user", "shell", "Uses fish as the shell", "fish"))
+	a.write("MEMORY.md", "# Memory\n\n## User\n- [Shell](user-shell.md) — Uses fish as the shell\n")
+	a.git(a.notes, "add", "-A")
+	a.git(a.notes, "commit", "-q", "-m", "shell on A")
+	a.git(a.notes, "push", "-q", "origin", "main")
+	out, code := b.runCmd(slowSync, "context")
+	if code != 0 || !strings.Contains(out, "Uses fish as the shell") {
+		t.Fatalf("context on B without a daemon: exit %d, A's fact is missing\n%s", code, out)
+	}
+	if out, _ := b.runCmd(nil, "context"); !strings.Contains(out, "Uses fish") {
+		t.Errorf("the pulled fact is not in B's folder afterwards:\n%s", out)
+	}
+}
