@@ -72,3 +72,27 @@ func timed(b *testing.B, w *world, want string, args ...string) time.Duration {
 	}
 	return d
 }
+
+// BenchmarkContextNoDaemon measures memoryd context on B with sync on, the
+// remote reachable and no daemon running (context runs the round itself),
+// against memoryd version in the same loop.
+//
+//	go test -run '^$' -bench ContextNoDaemon -benchtime 1x ./cmd/memoryd/
+func BenchmarkContextNoDaemon(b *testing.B) {
+	const runs = 15
+	for b.Loop() {
+		_, _, m := syncWorlds(b)
+		var version, ctx []time.Duration
+		for range runs {
+			version = append(version, timed(b, m, "", "version"))
+			ctx = append(ctx, timed(b, m, "", "context"))
+		}
+		for _, r := range []struct {
+			name string
+			d    []time.Duration
+		}{{"version-ms", version}, {"context-no-daemon-ms", ctx}} {
+			slices.Sort(r.d)
+			b.ReportMetric(float64(r.d[len(r.d)/2].Microseconds())/1000, r.name)
+		}
+	}
+}
