@@ -25,18 +25,18 @@ type addOptions struct {
 func newCmdAdd(a *app) *cobra.Command {
 	o := &addOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "add --type=T --name=N --description=D [--project=SLUG] [--global] [--replace|--supersedes=OLD] [--cites=PATH,...] [BODY|-]",
+		Use:   "add [--type=T] [--name=N] [--description=D] [--project=SLUG] [--global] [--replace|--supersedes=OLD] [--cites=PATH,...] TEXT|-",
 		Short: "Add a fact (the body from the argument, or from stdin with -) and commit it.",
-		Args:  exactArgs(1, "give the body as an argument, or - to read it from stdin"),
+		Args:  exactArgs(1, "give the body as an argument (the fact's text, in quotes), or - to read it from stdin"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			return runAdd(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
-	enumFlag(cmd, &o.fact.Type, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference")
-	fl.StringVar(&o.fact.Name, "name", "", "kebab-case name; the file is TYPE-NAME.md")
-	fl.StringVar(&o.fact.Description, "description", "", "the one line the index shows")
+	enumFlag(cmd, &o.fact.Type, "type", "", index.Types, "the fact's `TYPE`: user, feedback, project or reference (default user, a fact about you; project with --project)")
+	fl.StringVar(&o.fact.Name, "name", "", "kebab-case name; the file is TYPE-NAME.md (default: the text's first words, numbered when taken)")
+	fl.StringVar(&o.fact.Description, "description", "", "the one line the index shows (default: the text's first line)")
 	fl.BoolVar(&o.replace, "replace", false, "replace an existing fact of the same type and name")
 	fl.StringVar(&o.fact.Project, "project", "", "the project `SLUG` the fact holds in (default for type project: the current directory's project)")
 	cmd.RegisterFlagCompletionFunc("project", completeProjects(a))
@@ -82,8 +82,7 @@ func runAdd(ctx context.Context, o *addOptions) error {
 // factOf is the fact the flags describe, with body, in the project the
 // one rule says (facts.Fact.Scoped).
 func (o *addOptions) factOf(body string) facts.Fact {
-	fact := o.fact
-	fact.Body = body
+	fact := withDefaults(o.fact, body)
 	if o.noProject {
 		fact.Project = facts.Global
 	}
@@ -103,4 +102,24 @@ func bodyArg(e env, args []string) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(e.stdin, facts.MaxBody+1))
 	return string(b), err
+}
+
+// withDefaults is flags' fact with body and what the flags left out taken
+// from the text (facts.FromText): so memoryd add "I use fish as my shell"
+// needs nothing else.
+func withDefaults(flags facts.Fact, body string) facts.Fact {
+	fact := facts.FromText(body)
+	if flags.Type != "" {
+		fact.Type = flags.Type
+	} else if flags.Project != "" {
+		fact.Type = "project"
+	}
+	if flags.Name != "" {
+		fact.Name, fact.Free = flags.Name, false
+	}
+	if flags.Description != "" {
+		fact.Description = flags.Description
+	}
+	fact.Project, fact.Cites = flags.Project, flags.Cites
+	return fact
 }

@@ -27,6 +27,7 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+	log    *commandLog // where log records go; nil: standard error
 }
 
 // globalFlags are the flags every command takes.
@@ -39,7 +40,8 @@ type globalFlags struct {
 // global flags, which the root command's persistent flags fill in.
 type app struct {
 	env
-	global globalFlags
+	global  globalFlags
+	verbose bool // --verbose: log records on standard error too
 }
 
 // usageError marks a bad command line (exit status 2).

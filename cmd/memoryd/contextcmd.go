@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,6 +56,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		fmt.Fprintf(e.stderr, "memoryd: no memory folder at %s (memoryd install sets one up)\n", cfg.MemoryDir)
 		return nil
 	}
+	freshenForSession(e, o.global, cfg, time.Now())
 	b := index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}
 	only := o.projectOnly
 	text, err := index.ReadContext(cfg.MemoryDir, slug, b, only, contextHold(e, cfg.MemoryDir))

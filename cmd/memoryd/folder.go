@@ -59,12 +59,13 @@ func loadFolder(e env, g globalFlags, withoutRepo bool) (*folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := newLogger(e.stderr, cfg.LogLevel)
+	log := newLogger(e.logWriter(), cfg.LogLevel)
 	mf, err := memfolder.Open(memfolder.Options{Dir: cfg.MemoryDir, StateHome: stateHome(e), Author: cfg.Git.Author, Logger: log,
 		Budget: index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, WithoutRepo: withoutRepo})
 	if err != nil {
 		return nil, err
 	}
+	e.log.attach(mf.StateDir())
 	return &folder{cfg: cfg, cfgPath: path, dir: mf.Dir(), stateDir: mf.StateDir(), repo: mf.Repo(), repoErr: mf.RepoErr(),
 		log: log, getenv: e.getenv, mem: mf}, nil
 }

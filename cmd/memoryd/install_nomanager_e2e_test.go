@@ -11,10 +11,11 @@ import (
 // TestInstallWithoutServiceManager is WSL without systemd, on the built
 // binary: systemctl is there but no user manager answers. Install must
 // still create the folder, the config file, PROTOCOL.md and the OpenCode
-// wiring, say that the service step was not done and how to turn systemd on,
-// print a run command that works as printed, and exit 1; --no-service exits
-// 0; and once a manager answers, the install command it printed completes
-// the service step.
+// wiring, start the daemon as memoryd start does and exit 0; the first time
+// it says how to turn systemd on and prints a run command that works as
+// printed, a second install says it in one line and reports the daemon as
+// running; --no-service exits 0; and once a manager answers, the install
+// command it printed completes the service step.
 func TestInstallWithoutServiceManager(t *testing.T) {
 	w := newWorld(t)
 	// Only the config file written by install may name the memory folder.
@@ -32,9 +33,10 @@ func TestInstallWithoutServiceManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { w.runCmd(wsl, "stop", "--config", cfg) })
 	out, code := w.runCmd(wsl, "install", "--memory-dir", mem, "--opencode")
-	if code != 1 {
-		t.Fatalf("install without a service manager: exit %d, want 1\n%s", code, out)
+	if code != 0 {
+		t.Fatalf("install without a service manager: exit %d, want 0\n%s", code, out)
 	}
 	assertSetUp(t, w, mem, cfg, out)
 	runLine := bin + " run --config " + cfg
@@ -46,15 +48,33 @@ func TestInstallWithoutServiceManager(t *testing.T) {
 		"\n    " + runLine + "\n",
 		"tmux new-session -d -s memoryd '" + runLine + "'",
 		"(nohup " + runLine + " >>",
-		"the service step could not be done",
+		"memoryd started in the background for " + mem,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("install output lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "not running") {
+		t.Errorf("install says the daemon it started is not running:\n%s", out)
+	}
 	if _, err := os.Stat(filepath.Join(w.home, ".config", "systemd", "user", "memoryd.service")); !os.IsNotExist(err) {
 		t.Errorf("a unit was written without a manager: %v", err)
 	}
+	waitFor(t, "MEMORY.md from the daemon install started", func() bool {
+		_, err := os.Stat(filepath.Join(mem, "MEMORY.md"))
+		return err == nil
+	})
+
+	// Again: one line, not the explanation, and the daemon is running.
+	out, code = w.runCmd(wsl, "install", "--memory-dir", mem, "--opencode")
+	if code != 0 || !strings.Contains(out, "memoryd is already running for "+mem) || strings.Contains(out, "/etc/wsl.conf") ||
+		!strings.Contains(out, "No per-user service manager here") {
+		t.Errorf("second install without a manager: exit %d, want 0, one line and the daemon running\n%s", code, out)
+	}
+	if out, code := w.runCmd(wsl, "stop", "--config", cfg); code != 0 || !strings.Contains(out, "memoryd stopped") {
+		t.Fatalf("stop: exit %d\n%s", code, out)
+	}
+	os.Remove(filepath.Join(mem, "MEMORY.md"))
 
 	// The run command, as printed, runs the daemon on that folder.
 	p := w.start(wsl, "run", "--config", cfg)

@@ -161,14 +161,16 @@ func runInstall(ctx context.Context, fl *installFlags) error {
 	}
 	o.OpenCode, o.Claude, o.Codex, o.KeepClaudeMemory = fl.opencode, fl.claude, fl.codex, fl.keepClaudeMemory
 	o.GitInit, o.NoService = fl.gitInit, fl.noService
+	o.Told = noManagerTold(e, dir)
 	if o.Sync, err = installSync(ctx, fl, dir); err != nil {
 		return err
 	}
 	r, err := install.Install(ctx, o)
 	switch {
+	case errors.Is(err, install.ErrNoUserManager):
+		// Every other step is done: memoryd runs as memoryd start runs it.
+		return startWithoutManager(e, o)
 	case err != nil:
-		// Without a service manager every other step is done and the
-		// output says what to do instead; the exit status is still 1.
 		return err
 	case r.Changed():
 	case o.NoService:

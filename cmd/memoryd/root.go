@@ -52,6 +52,7 @@ func newRootCmd(a *app) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.global.memoryDir, "memory-dir", "", "the memory folder `DIR` (overrides MEMORY_DIR and memory_dir)")
 	pf.StringVar(&a.global.config, "config", "", "the configuration `FILE` (default: $MEMORYD_CONFIG, else $XDG_CONFIG_HOME/memoryd/config.yaml)")
+	pf.BoolVar(&a.verbose, "verbose", false, "also print the log records the command writes to its log (memoryd logs)")
 	root.MarkPersistentFlagDirname("memory-dir")
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { printHelp(cmd.OutOrStdout(), cmd) })
@@ -81,7 +82,16 @@ func commandList(a *app) []*cobra.Command {
 // ("memoryd CMD: error") on stderr.
 func run(ctx context.Context, args []string, e env) int {
 	a := &app{env: e}
+	if e.log == nil {
+		a.log = &commandLog{stderr: e.stderr}
+		defer a.log.close()
+	}
 	root := newRootCmd(a)
+	root.PersistentPreRun = func(*cobra.Command, []string) {
+		if a.verbose && a.log != nil {
+			a.log.verbose = e.stderr
+		}
+	}
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

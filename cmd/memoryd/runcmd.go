@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
 	"time"
@@ -40,7 +42,7 @@ func newCmdRebuild(a *app) *cobra.Command {
 func runDaemon(ctx context.Context, a *app) (err error) {
 	e := a.env
 	out := logfile.NewTee(e.stderr)
-	e.stderr = out
+	e.stderr, e.log = out, nil // the daemon logs to standard error and its own log file
 	f, err := openFolder(e, a.global)
 	if err != nil {
 		return err
@@ -115,6 +117,10 @@ func runLocked(ctx context.Context, f *folder, inst *state.Instance, out *logfil
 	defer stop()
 	reset := make(chan struct{}, 1)
 	deps.StateReset = reset
+	nudge := make(chan os.Signal, 1) // a full channel drops a nudge: they collapse
+	signal.Notify(nudge, nudgeSignal)
+	defer signal.Stop(nudge)
+	deps.Nudge = nudge
 	var lost error
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -58,6 +58,9 @@ type statusReport struct {
 	// SyncOff is the notes repository's upstream ("origin/main") when it has
 	// one and sync.enabled is off; absent otherwise.
 	SyncOff string `json:"syncOff,omitempty"`
+	// SyncPending says that sync is on in the config file but off in the
+	// running daemon, which started before (syncRestart); absent otherwise.
+	SyncPending string `json:"syncPending,omitempty"`
 	// Fix is the command that starts the daemon in the situation found,
 	// when none runs.
 	Fix string `json:"fix,omitempty"`
@@ -109,6 +112,7 @@ func buildStatus(ctx context.Context, f *folder, svc serviceInfo) statusReport {
 	var st daemon.Status
 	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil {
 		r.Daemon = &st
+		r.freshen(f)
 	} else if !state.IsNotExist(err) {
 		r.Problems = append(r.Problems, err.Error())
 	}
@@ -298,6 +302,8 @@ func printStatus(w io.Writer, r statusReport, now time.Time) {
 	switch {
 	case s != nil && s.Sync.Enabled && r.Running:
 		printSyncStatus(w, s.Sync, now)
+	case r.SyncPending != "":
+		fmt.Fprintf(w, "sync           %s\n", r.SyncPending)
 	case r.SyncOff != "":
 		fmt.Fprintf(w, "sync           off; the notes repository has an upstream (%s): %s\n", r.SyncOff, syncOnFix(r.cfgPath))
 	case s != nil && s.Sync.Enabled:

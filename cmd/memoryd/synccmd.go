@@ -56,6 +56,9 @@ func runSync(ctx context.Context, o *syncOptions) error {
 	}
 	s := newSyncer(f, "memoryd sync")
 	res, err := takeRemote(ctx, s, o.takeRemote)
+	// The running daemon runs a round after this one, so that its status
+	// says what this round did (memoryd status never contradicts it).
+	nudgeDaemon(f.stateDir, f.dir, true, syncAnswerWait)
 	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
@@ -90,6 +93,10 @@ func takeRemote(ctx context.Context, s *gitsync.Syncer, take bool) (gitsync.Resu
 	res.Review = append(taken.Review, res.Review...)
 	return res, err
 }
+
+// syncAnswerWait bounds how long memoryd sync waits for the daemon's round
+// after its own: a fetch that finds nothing new.
+const syncAnswerWait = 5 * time.Second
 
 // syncFailure is the error a failed round ends the command with.
 func syncFailure(err error, res gitsync.Result) error {
@@ -143,6 +150,7 @@ func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
 	if n := len(s.Review); n > 0 {
 		fmt.Fprintf(w, ", %d for review", n)
 	}
+	printSyncNext(w, s, now)
 	fmt.Fprintln(w)
 }
 

@@ -50,7 +50,7 @@ func runWhy(ctx context.Context, o *factOptions) error {
 	}
 	// Opening the transcript stores is the daemon's news, not this
 	// command's: keep the warnings, not the notices.
-	f.log = newLogger(e.stderr, "warn")
+	f.log = newLogger(e.logWriter(), "warn")
 	return printExcerpts(ctx, e.stdout, f, m.Sources)
 }
 
@@ -107,7 +107,7 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 		}
 	}
 	if slices.ContainsFunc(m.Sources, func(s index.Source) bool { return s.Session != "" }) {
-		f.log = newLogger(e.stderr, "warn")
+		f.log = newLogger(e.logWriter(), "warn")
 		out.Transcripts = append(out.Transcripts, excerpts(ctx, f, m.Sources)...)
 	}
 	return writeJSON(e.stdout, out)

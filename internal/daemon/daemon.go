@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -93,6 +94,12 @@ type Deps struct {
 	// under the daemon and has been recreated: status.json is published
 	// again at once.
 	StateReset <-chan struct{}
+	// Nudge, when set, receives a command's request (memoryd run turns
+	// SIGUSR1 into one, see Status.Nudge): the status is published at once
+	// with what the folder now holds, and, with sync on, a round that
+	// starts after the request runs now and its end is published at once
+	// (Status.Sync.RoundStartedAt). Repeated requests collapse.
+	Nudge <-chan os.Signal
 	// Sync, when set (sync.enabled), syncs with the notes repository's
 	// remote: a round at start, after the daemon's commits and every
 	// SyncPolicy.Interval. It needs Git.

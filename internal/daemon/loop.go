@@ -152,6 +152,9 @@ func (l *loop) run(ctx context.Context) error {
 		case <-l.d.deps.StateReset:
 			now = time.Now()
 			l.publishStatus(now)
+		case <-l.d.deps.Nudge:
+			now = time.Now()
+			l.nudge(now)
 		case r := <-l.results:
 			now = time.Now()
 			l.finish(r, now)

@@ -65,6 +65,10 @@ type Status struct {
 		ResumesAt   time.Time `json:"resumesAt,omitzero"`
 	} `json:"budget"`
 
+	// Nudge says that this daemon answers a command's nudge (Deps.Nudge,
+	// SIGUSR1): a daemon without it would be killed by the signal.
+	Nudge bool `json:"nudge,omitempty"`
+
 	// Stale is never set by the daemon: `memoryd status` sets it (and
 	// clears Running) when no daemon holds the instance lock, so the rest is
 	// what the last daemon published before it stopped, or was killed.
@@ -82,6 +86,7 @@ func (l *loop) initStatus(now time.Time) {
 	s.Compaction.State = l.compact
 	s.Extraction.Enabled = l.d.deps.Extraction != nil
 	s.Budget.DailyTokens = max(l.d.opts.DailyTokens, 0)
+	s.Nudge = l.d.deps.Nudge != nil
 	l.publishStatus(now)
 }
 

@@ -43,19 +43,25 @@ type SyncStatus struct {
 	Conflict     string    `json:"conflict,omitempty"` // the file that is not a memory file whose conflict pauses sync
 	// Review lists the inbox files sync made from this machine's version
 	// of a fact the remote changed too, while they wait for review.
-	Review   []string  `json:"review,omitempty"`
-	Pulled   int       `json:"pulled"` // commits pulled since the daemon started
-	Pushed   int       `json:"pushed"` // commits pushed since the daemon started
-	NextAt   time.Time `json:"nextAt,omitzero"`
-	Running  bool      `json:"running,omitempty"`
-	LastTook string    `json:"lastTook,omitempty"`
+	Review []string  `json:"review,omitempty"`
+	Pulled int       `json:"pulled"` // commits pulled since the daemon started
+	Pushed int       `json:"pushed"` // commits pushed since the daemon started
+	NextAt time.Time `json:"nextAt,omitzero"`
+	// RoundStartedAt is when the last finished round started, whatever its
+	// outcome: a command that nudged the daemon at t waits for a round
+	// that started at t or later.
+	RoundStartedAt time.Time `json:"roundStartedAt,omitzero"`
+	Running        bool      `json:"running,omitempty"`
+	LastTook       string    `json:"lastTook,omitempty"`
 }
 
 // syncState is the loop's sync bookkeeping.
 type syncState struct {
 	next    time.Time // the next round; zero when sync is off
 	running bool
-	again   bool // a commit came while a round ran: another follows it
+	again   bool      // a commit came while a round ran: another follows it
+	nudged  bool      // a command asked for a round while one ran: another follows at once
+	started time.Time // when the running round started
 	fails   int
 	// offlineBefore is when the previous daemon's rounds started failing
 	// to reach the remote, zero when they did not: a refusal that lasts
@@ -129,7 +135,7 @@ func (l *loop) startSync(ctx context.Context, now time.Time) {
 		l.sync.next = now.Add(pausePoll)
 		return
 	}
-	l.sync.running, l.sync.next = true, time.Time{}
+	l.sync.running, l.sync.next, l.sync.started = true, time.Time{}, now
 	l.status.Sync.Running = true
 	go func() {
 		start := time.Now()
@@ -143,7 +149,7 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 	l.sync.running = false
 	defer func() { l.sync.again = false }()
 	s := &l.status.Sync
-	s.Running, s.LastTook = false, took(r.took)
+	s.Running, s.LastTook, s.RoundStartedAt = false, took(r.took), l.sync.started
 	if r.res.Target != "" {
 		s.Remote = r.res.Target
 	}
@@ -198,9 +204,28 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 		l.rescan = true
 		l.indexDeb.touch(now)
 	}
+	if l.sync.nudged && !errors.Is(r.err, context.Canceled) {
+		l.sync.nudged, l.sync.next = false, now
+	}
 	l.pruneReview()
 	s.NextAt = l.sync.next
-	l.writeStatus(now)
+	// At once, not within statusEvery: a command may wait for this round.
+	l.publishStatus(now)
+}
+
+// nudge answers a command's request (Deps.Nudge): a round now, or right
+// after the one that runs (it may have fetched before the request), and
+// the status at once.
+func (l *loop) nudge(now time.Time) {
+	if l.syncOn() {
+		if l.sync.running {
+			l.sync.nudged = true
+		} else {
+			l.sync.next = now
+		}
+	}
+	l.pruneReview()
+	l.publishStatus(now)
 }
 
 // pruneReview drops the review items that were reviewed (are gone).

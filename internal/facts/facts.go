@@ -57,6 +57,10 @@ type Fact struct {
 	// folder's project.Root).
 	Cites    []string
 	CiteFrom string
+	// Free: when another fact holds the name, Save takes the first free
+	// one with a numbered suffix ("uses-fish-2") instead of refusing — for
+	// a name memoryd derived (FromText), not one a person chose.
+	Free bool
 }
 
 // File is the fact's file name.
@@ -184,6 +188,9 @@ func (w *Writer) Save(ctx context.Context, f Fact, replace bool) (Done, error) {
 		return Done{}, err
 	}
 	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
+		if f.Free {
+			f.Name = freeName(snap, map[string]bool{}, f)
+		}
 		file := f.File()
 		cur := ByFile(snap, file)
 		if err := unreadable(snap, file); err != nil {

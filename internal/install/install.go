@@ -58,6 +58,9 @@ type Options struct {
 	CodexHome string
 	GitInit   bool // Install: `git init` the memory folder itself when no repository encloses it
 	NoService bool // Install: every step but the service; the advice says how to run memoryd
+	// Told: Install has explained before how memoryd runs without a
+	// per-user service manager; without one it now says so in one line.
+	Told bool
 	// Sync, when not nil, is what Install writes as sync.enabled in the
 	// config file (--sync, --no-sync, or the person's answer).
 	Sync *bool
@@ -213,9 +216,13 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	}
 	var hints []string
 	switch {
+	case noManager != nil && o.Told:
+		hints = append(hints, "No per-user service manager here: memoryd runs as a background process without one "+
+			"(memoryd start; the README's \"Without a service manager\" says how to get one).")
 	case noManager != nil:
-		hints = append(hints, "memoryd is set up, but it is not running and will not start by itself: "+
-			"there is no per-user service manager here.", managerAdvice(&o, m), selfStartAdvice(&o, "Until then,"))
+		hints = append(hints, "There is no per-user service manager here, so memoryd runs as a background process "+
+			"of its own (as memoryd start does), which nothing starts again after a reboot or a logout.",
+			managerAdvice(&o, m), selfStartAdvice(&o, "After a reboot run memoryd start again, or"))
 	case o.NoService:
 		hints = append(hints, selfStartAdvice(&o, "No service was installed (--no-service):"))
 	default:

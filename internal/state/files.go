@@ -57,6 +57,10 @@ const (
 	// machine's version of a fact the remote changed too, this machine's
 	// host and the remote's (gitsync.ReviewOrigins).
 	SyncReviewFile = "sync-review.json"
+	// NoManagerFile records that `memoryd install` explained once how
+	// memoryd runs where there is no per-user service manager; later
+	// installs say it in one line.
+	NoManagerFile = "install-no-manager"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the
