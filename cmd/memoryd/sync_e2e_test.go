@@ -299,12 +299,7 @@ func TestSyncPersonsOwnPullAndPush(t *testing.T) {
 		a.write("todo.md", "- item "+string(rune('a'+i))+"\n", a.notes)
 		a.git(a.notes, "add", "todo.md")
 		a.git(a.notes, "commit", "-q", "-m", "todo")
-		if out, ok := a.gitOK(a.notes, "pull", "-q", "--rebase"); !ok {
-			t.Fatalf("the person's git pull --rebase failed:\n%s", out)
-		}
-		if out, ok := a.gitOK(a.notes, "push", "-q"); !ok {
-			t.Fatalf("the person's git push failed:\n%s", out)
-		}
+		personPullPush(t, a)
 	}
 	waitFor(t, "one history on both", func() bool {
 		h := a.head()
@@ -315,6 +310,27 @@ func TestSyncPersonsOwnPullAndPush(t *testing.T) {
 		w.fsck()
 	}
 	tips.checkNothingForced(t, a, remote)
+}
+
+// personPullPush is what a person does: git pull --rebase, then git push,
+// again when the push lost a race with a daemon's push to the same remote
+// (rejected, or the remote's ref lock taken at that moment), as git says to.
+func personPullPush(t *testing.T, a *world) {
+	t.Helper()
+	var out string
+	for range 5 {
+		var ok bool
+		if out, ok = a.gitOK(a.notes, "pull", "-q", "--rebase"); !ok {
+			t.Fatalf("the person's git pull --rebase failed:\n%s", out)
+		}
+		if out, ok = a.gitOK(a.notes, "push", "-q"); ok {
+			return
+		}
+		if !strings.Contains(out, "rejected") && !strings.Contains(out, "cannot lock ref") {
+			break
+		}
+	}
+	t.Fatalf("the person's git push failed:\n%s", out)
 }
 
 func TestSyncCommand(t *testing.T) {
