@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/memoryd/memoryd/internal/secrets"
 )
 
 // A transcript is text anyone could have put in front of the agent: a web
@@ -45,8 +47,10 @@ var plantedRules = sync.OnceValue(func() []plantedRule {
 // concurrent use.
 func PlantedInstruction(text string) string {
 	low := lowerFold(text)
+	var pairs secrets.Pairs // most needles are ruled out by a missing pair
+	pairs.Add(low)
 	for _, r := range plantedRules() {
-		if r.needed(low) && r.re.MatchString(text) {
+		if r.needed(low, &pairs) && r.re.MatchString(text) {
 			return r.reason
 		}
 	}
@@ -60,9 +64,9 @@ type plantedRule struct {
 	needles []string // lower case; a text re matches holds one of them
 }
 
-func (r plantedRule) needed(low string) bool {
+func (r plantedRule) needed(low string, pairs *secrets.Pairs) bool {
 	for _, n := range r.needles {
-		if strings.Contains(low, n) {
+		if pairs.MayHold(n) && strings.Contains(low, n) {
 			return true
 		}
 	}

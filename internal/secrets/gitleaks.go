@@ -230,6 +230,18 @@ func lowerAll(words []string) {
 	}
 }
 
+// Pairs is the set of the pairs of bytes next to each other in a text, for
+// other packages' keyword prefilters (the gate's planted-instruction
+// rules): a word none of whose pairs is missing may be in the text.
+type Pairs = bytePairs
+
+// Add records the pairs of s.
+func (b *bytePairs) Add(s string) { b.add(s) }
+
+// MayHold reports whether every pair of w is in the set (a word of one
+// byte always may).
+func (b *bytePairs) MayHold(w string) bool { return b.mayHold(w) }
+
 // bytePairs is the set of the pairs of bytes next to each other in a text:
 // a keyword one of whose pairs is not in it is not in the text either, a
 // test much cheaper than a search of the text for each of 290 keywords.

@@ -41,6 +41,9 @@ func FindSecrets(text string) []Finding {
 // Redact replaces every secret in s with [Redacted] and reports how many it
 // replaced.
 func Redact(s string) (string, int) {
+	if s == "" {
+		return s, 0
+	}
 	spans := secretSpans(s)
 	if len(spans) == 0 {
 		return s, 0
