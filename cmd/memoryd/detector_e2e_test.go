@@ -45,6 +45,7 @@ func TestAddTimeRangeAndSentenceSecrets(t *testing.T) {
 // extracted from a Codex session — its provenance a rollout file and a
 // range of message times — is committed, and doctor finds no secret in it.
 func TestCodexExtractionCommittedDoctorGreen(t *testing.T) {
+	// Committed, synced to the remote, and doctor green (issue 28, finding 6).
 	w, _ := llmWorld(t, answerMemories(memJSON("create", "project", "snake-case-json", "The API speaks snake_case JSON",
 		"JSON field names in the API are snake_case.\nWhy: the user said not to forget it.")))
 	codexHome := filepath.Join(w.home, "codex-home")
@@ -60,6 +61,12 @@ func TestCodexExtractionCommittedDoctorGreen(t *testing.T) {
 		item("45:01", "response_item", map[string]any{"type": "message", "role": "assistant", "content": []any{
 			map[string]any{"type": "output_text", "text": "Understood: snake_case."}}}),
 	)
+	// The notes repository has a remote (a bare repository on disk): the
+	// extracted fact must reach it, not stay held on this machine.
+	remote := filepath.Join(w.home, "remote.git")
+	w.git(w.home, "init", "-q", "--bare", remote)
+	w.git(w.notes, "remote", "add", "origin", remote)
+	w.git(w.notes, "push", "-q", "-u", "origin", "HEAD")
 	out, code := w.runCmd(nil, "extract")
 	if code != 0 || !strings.Contains(out, "created project-snake-case-json.md") {
 		t.Fatalf("extract: %d\n%s", code, out)
@@ -67,6 +74,12 @@ func TestCodexExtractionCommittedDoctorGreen(t *testing.T) {
 	fact := w.show("memory/project-snake-case-json.md")
 	if !strings.Contains(fact, "agent: codex") || !strings.Contains(fact, "messages: 2026-11-27T23:43:23Z..2026-11-27T23:45:01Z") {
 		t.Fatalf("the extracted fact was not committed with its provenance:\n%s", fact)
+	}
+	if out, code := w.runCmd(nil, "sync"); code != 0 {
+		t.Fatalf("memoryd sync: %d\n%s", code, out)
+	}
+	if got := w.git(remote, "show", "HEAD:memory/project-snake-case-json.md"); !strings.Contains(got, "agent: codex") {
+		t.Fatalf("the remote has no extracted fact:\n%s", got)
 	}
 	out, _ = w.runCmd(nil, "doctor")
 	if !strings.Contains(out, "ok       secrets: ") || strings.Contains(out, "PROBLEM  secrets") || strings.Contains(out, "holds a secret") {
