@@ -191,7 +191,7 @@ func printUsage(w io.Writer, root *cobra.Command) {
 	fmt.Fprintln(w, "\nusage: memoryd <command> [arguments] [flags]\n\ncommands:")
 	for _, c := range root.Commands() {
 		if c.IsAvailableCommand() && c.Name() != "help" {
-			fmt.Fprintf(w, "  %-10s %s\n", c.Name(), c.Short)
+			fmt.Fprintf(w, "  %-*s %s\n", c.NamePadding(), c.Name(), c.Short)
 		}
 	}
 	fmt.Fprintln(w, "\nRun 'memoryd <command> --help' for a command's flags, 'memoryd --version' for the version.")
