@@ -80,13 +80,9 @@ func runRecallTool(ctx context.Context, o *recallOptions) error {
 // when no fact is about the file, nothing else is opened.
 func toolRecallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
 	e := o.env
-	data, err := io.ReadAll(io.LimitReader(e.stdin, recallInputMax))
+	in, err := readToolInput(e.stdin)
 	if err != nil {
-		return "", "", fmt.Errorf("read the hook's input: %w", err)
-	}
-	var in toolInput
-	if err := json.Unmarshal(data, &in); err != nil {
-		return "", "", fmt.Errorf("hook input: %w", err)
+		return "", "", err
 	}
 	file := cmp.Or(in.ToolInput.FilePath, in.ToolInput.NotebookPath, in.ToolInput.FilePathJS)
 	if file == "" || cfg.Recall.MaxBytes == 0 {
@@ -119,6 +115,19 @@ func toolRecallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) 
 		return "", "", nil
 	}
 	return toolRecallFacts(ctx, o, in, rel, files)
+}
+
+// readToolInput reads and parses the hook's input.
+func readToolInput(r io.Reader) (toolInput, error) {
+	var in toolInput
+	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	if err != nil {
+		return in, fmt.Errorf("read the hook's input: %w", err)
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("hook input: %w", err)
+	}
+	return in, nil
 }
 
 // toolRecallFacts reads, gates and renders the facts about rel that the

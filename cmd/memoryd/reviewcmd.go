@@ -74,15 +74,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	case len(args) == 0 && isTerminal(e.stdin) && isTerminal(e.stdout):
 		return reviewInteractively(ctx, e, f, w, inbox)
 	case len(args) == 0:
-		origins := gitsync.ReviewOrigins(f.stateDir)
-		for _, m := range inbox {
-			printFact(e.stdout, m.File, m.Title, m.Name, m.Description, inboxWhere(f, m))
-			if o, ok := origins[m.File]; ok {
-				fmt.Fprintf(e.stdout, "  %s\n", o.Line())
-			}
-		}
-		fmt.Fprintln(e.stdout, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
-		printUnusedHint(e.stdout, f)
+		printInbox(e.stdout, f, inbox)
 		return nil
 	case all == (len(args) == 2):
 		return usageError{"name one fact, or give --all"}
@@ -93,6 +85,20 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 		}
 	}
 	return nil
+}
+
+// printInbox lists the facts that wait, each with where it would go and,
+// for a sync conflict, which machine's version it is.
+func printInbox(w io.Writer, f *folder, inbox []*index.Memory) {
+	origins := gitsync.ReviewOrigins(f.stateDir)
+	for _, m := range inbox {
+		printFact(w, m.File, m.Title, m.Name, m.Description, inboxWhere(f, m))
+		if o, ok := origins[m.File]; ok {
+			fmt.Fprintf(w, "  %s\n", o.Line())
+		}
+	}
+	fmt.Fprintln(w, "accept or reject them with: memoryd review accept|reject NAME (or --all)")
+	printUnusedHint(w, f)
 }
 
 // reviewNames are the facts a review command names: the one given, or with
@@ -153,22 +159,10 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 		if err != nil {
 			return err
 		}
-		switch key {
-		case 'a':
-			err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", false)
-		case 'r':
-			err = reviewOne(ctx, e.stdout, f, w, "reject", m.File, "rejected in review", false)
-		case 'e':
-			// The person edited the proposal with the fact as it is now
-			// shown above it: their edit is what they accept.
-			if err = editInbox(ctx, e, f, w, m); err == nil {
-				err = reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", true)
-			}
-		case 'q':
+		if key == 'q' {
 			return nil
-		default:
-			fmt.Fprintln(e.stdout, "skipped")
 		}
+		err = reviewKey(ctx, e, f, w, m, key)
 		var stale *facts.StaleError
 		if err != nil && !errors.Is(err, facts.ErrReadonly) && !errors.As(err, &stale) {
 			return err
@@ -177,6 +171,26 @@ func reviewInteractively(ctx context.Context, e env, f *folder, w *facts.Writer,
 			fmt.Fprintf(e.stderr, "memoryd review: %v\n", err)
 		}
 	}
+	return nil
+}
+
+// reviewKey does what key asks of the proposal m: accept, reject, edit
+// then accept, or skip.
+func reviewKey(ctx context.Context, e env, f *folder, w *facts.Writer, m *index.Memory, key byte) error {
+	switch key {
+	case 'a':
+		return reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", false)
+	case 'r':
+		return reviewOne(ctx, e.stdout, f, w, "reject", m.File, "rejected in review", false)
+	case 'e':
+		// The person edited the proposal with the fact as it is now
+		// shown above it: their edit is what they accept.
+		if err := editInbox(ctx, e, f, w, m); err != nil {
+			return err
+		}
+		return reviewOne(ctx, e.stdout, f, w, "accept", m.File, "", true)
+	}
+	fmt.Fprintln(e.stdout, "skipped")
 	return nil
 }
 
