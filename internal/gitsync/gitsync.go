@@ -274,10 +274,13 @@ func (s *Syncer) push(ctx context.Context, repo *gitstore.Repo, remote, rbranch,
 		return fmt.Errorf("read branch %s: %v", res.Branch, err)
 	}
 	if err := repo.Push(ctx, s.net(), remote, head, rbranch); err != nil {
-		if errors.Is(err, gitstore.ErrPushRejected) {
+		if !errors.Is(err, gitstore.ErrPushRejected) {
+			return fmt.Errorf("%w: push to %s: %s", ErrOffline, remote, firstLine(gitstore.GitMessage(err), err))
+		}
+		if !s.pushedMeanwhile(ctx, repo, remote, rbranch, tracking, head, res) {
 			return fmt.Errorf("%w: %s moved on while this round ran; its commits are integrated at the next round", ErrOffline, remote)
 		}
-		return fmt.Errorf("%w: push to %s: %s", ErrOffline, remote, firstLine(gitstore.GitMessage(err), err))
+		return nil
 	}
 	// What was pushed is what the remote has now.
 	if err := repo.SetRef(ctx, tracking, head, "memoryd sync: pushed"); err != nil {
@@ -287,6 +290,24 @@ func (s *Syncer) push(ctx context.Context, repo *gitstore.Repo, remote, rbranch,
 	res.Pushed, res.Ahead = res.Ahead, 0
 	s.log.Info(fmt.Sprintf("pushed %d commit(s) to %s/%s", res.Pushed, remote, rbranch))
 	return nil
+}
+
+// pushedMeanwhile reports whether a refused push's commits reached the
+// remote anyway: another sync of this folder (the daemon's, beside
+// `memoryd sync`) pushed the same commits first, and git refuses the
+// second update of the ref. The round then ends as pushed.
+func (s *Syncer) pushedMeanwhile(ctx context.Context, repo *gitstore.Repo, remote, rbranch, tracking, head string, res *Result) bool {
+	tip, err := s.fetch(ctx, repo, remote, rbranch, tracking)
+	if err != nil || tip == "" {
+		return false
+	}
+	if there, err := repo.IsAncestor(ctx, head, tip); err != nil || !there {
+		return false
+	}
+	s.saw(res.Target, tip)
+	res.Ahead = 0
+	s.log.Info(fmt.Sprintf("%s/%s already has this machine's commits", remote, rbranch))
+	return true
 }
 
 func firstLine(msg string, err error) string {

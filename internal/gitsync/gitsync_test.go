@@ -229,3 +229,42 @@ func TestURLHost(t *testing.T) {
 		}
 	}
 }
+
+// Two syncs of one folder at once (the daemon's and `memoryd sync`): the
+// second push is refused, but when the remote already holds this
+// machine's commits the round ends as pushed; when it holds other commits
+// the refusal stands.
+func TestRefusedPushWhoseCommitsAreThere(t *testing.T) {
+	remote, a, b := setup(t)
+	a.write("user-editor.md", fact("editor", "the editor", "vim"))
+	a.commit("add editor")
+	gittest.Run(t, b.notes, "fetch", "-q", a.notes, "main")
+	gittest.Run(t, b.notes, "merge", "-q", "--ff-only", "FETCH_HEAD")
+	b.write("user-shell.md", fact("shell", "the shell", "fish"))
+	b.commit("add shell")
+	gittest.Run(t, b.notes, "push", "-q", "origin", "main")
+
+	ctx := context.Background()
+	repo := a.sync.opts.Folder.Repo()
+	res := Result{Branch: "main", Remote: "origin", Target: "origin/main", Ahead: 1}
+	if err := a.sync.push(ctx, repo, "origin", "main", "refs/remotes/origin/main", &res); err != nil {
+		t.Fatalf("push of commits the remote already holds: %v", err)
+	}
+	if res.Ahead != 0 {
+		t.Fatalf("still ahead: %+v", res)
+	}
+	if got, want := gittest.Run(t, a.notes, "rev-parse", "origin/main"), gittest.Run(t, remote, "rev-parse", "main"); got != want {
+		t.Fatalf("tracking ref %s, remote %s", got, want)
+	}
+
+	a.write("user-pager.md", fact("pager", "the pager", "less"))
+	a.commit("add pager")
+	b.write("user-font.md", fact("font", "the font", "Iosevka"))
+	b.commit("add font")
+	gittest.Run(t, b.notes, "push", "-q", "origin", "main")
+	res = Result{Branch: "main", Remote: "origin", Target: "origin/main", Ahead: 1}
+	err := a.sync.push(ctx, repo, "origin", "main", "refs/remotes/origin/main", &res)
+	if !errors.Is(err, ErrOffline) || !strings.Contains(err.Error(), "moved on") {
+		t.Fatalf("push over other commits: %v", err)
+	}
+}
