@@ -46,6 +46,7 @@ type toolCallWire struct {
 	Event     string `json:"hook_event_name"`
 	Error     string `json:"error"`
 	ExitCode  int    `json:"exit_code"`
+	Interrupt bool   `json:"is_interrupt"`
 	ToolInput struct {
 		FilePath     string          `json:"file_path"`
 		NotebookPath string          `json:"notebook_path"`
@@ -63,7 +64,9 @@ func ParseToolCall(data []byte) (ToolCall, error) {
 	c := ToolCall{SessionID: w.SessionID, Cwd: w.Cwd, Event: w.Event}
 	command := commandText(w.ToolInput.Command)
 	if w.Event == FailureEvent || w.ExitCode != 0 {
-		c.Failed, c.Error = command, w.Error
+		if !w.Interrupt { // the user stopped it: nothing failed
+			c.Failed, c.Error = command, w.Error
+		}
 		return c, nil
 	}
 	for _, f := range []string{w.ToolInput.FilePath, w.ToolInput.NotebookPath, w.ToolInput.FilePathJS} {

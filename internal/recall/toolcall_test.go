@@ -25,6 +25,7 @@ func TestParseToolCall(t *testing.T) {
 			[]string{"a/b.go"}, "", ""},
 		{"codex argv", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":["cat","src/x.go"]}}`, []string{"src/x.go"}, "", ""},
 		{"claude failure", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make migrate"},"error":"Exit code 2"}`, nil, "make migrate", "Exit code 2"},
+		{"claude interrupt", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make migrate"},"error":"Interrupted","is_interrupt":true}`, nil, "", ""},
 		{"opencode failure", `{"tool_input":{"command":"make migrate"},"exit_code":2}`, nil, "make migrate", ""},
 		{"opencode success", `{"tool_input":{"command":"make migrate"},"exit_code":0}`, nil, "", ""},
 	} {
