@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/cited"
 	"github.com/memoryd/memoryd/internal/config"
-	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
@@ -140,32 +137,18 @@ func readToolInput(r io.Reader) (recall.ToolCall, error) {
 }
 
 // toolFacts reads and gates the facts in files that the session was not
-// given yet, in order.
+// given yet, in order, as recall reads its hits.
 func toolFacts(f *folder, in recall.ToolCall, files []string) []recall.Fact {
 	var given recall.Sessions
 	if in.SessionID != "" {
 		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
 	}
-	chk := cite.NewChecker(cmp.Or(in.Cwd, workDir()))
-	g := f.gate()
-	var cands []recall.Fact
-	for _, file := range files {
-		if in.SessionID != "" && given.Given(in.SessionID, file) {
-			continue
-		}
-		data, err := index.ReadPlain(f.dir, file)
-		if err != nil {
-			continue // gone since the daemon mapped it, or the index saw it
-		}
-		m, err := index.Parse(file, data)
-		if err != nil {
-			continue
-		}
-		if fact, ok := recallFact(g, m, cite.Marker(chk.Check(m).Changes)); ok {
-			cands = append(cands, fact)
-		}
+	hits := make([]search.Hit, len(files))
+	for i, file := range files {
+		hits[i].File = file
 	}
-	return slices.Clip(cands)
+	skip := func(file string) bool { return in.SessionID != "" && given.Given(in.SessionID, file) }
+	return recallFacts(f, hits, skip, cmp.Or(in.Cwd, workDir()))
 }
 
 // toolRecallGive renders cands under preface, records them as given to
