@@ -116,3 +116,50 @@ func waitForCitedMap(t *testing.T, w *agentWorld) {
 		return strings.Contains(string(data), "src/db/migrate.go")
 	})
 }
+
+// patchCommand is the shell command a Codex model edits a file with when
+// the model has no apply_patch tool of its own (as the fake model has
+// not): Codex runs the envelope through its own apply_patch.
+func patchCommand(file string) string {
+	return "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: " + file + "\n@@\n-package db\n+package db // edited\n*** End Patch\nEOF\n"
+}
+
+// TestCodexToolRecall: with install --codex and the daemon up, the real
+// Codex reading a file a fact cites with a shell command, or patching it,
+// sends the model that fact with the call's result (the PreToolUse hook on
+// Bash|apply_patch, trusted by install); patching a file no fact is about
+// sends nothing of memoryd's.
+func TestCodexToolRecall(t *testing.T) {
+	codex := needtool.Path(t, "codex")
+	w := newAgentWorld(t, func(r llmtest.Recorded) llmtest.Reply {
+		_, cmd, ok := strings.Cut(r.User, "SHELL ")
+		if !ok || len(r.ToolResults) > 0 {
+			return llmtest.Text("ok")
+		}
+		cmd, _, _ = strings.Cut(cmd, " please")
+		if file, ok := strings.CutPrefix(cmd, "PATCH "); ok {
+			cmd = patchCommand(file)
+		}
+		return llmtest.Call("exec_command", map[string]any{"cmd": cmd})
+	})
+	citedWorld(t, w)
+	home := w.codexHome()
+	env := append(append([]string{}, w.env...), "CODEX_HOME="+home, "FAKE_API_KEY=test")
+	w.install(env, "--codex")
+	w.startDaemon()
+	waitForCitedMap(t, w)
+	run := func(cmd string) llmtest.Recorded {
+		prompt := "SHELL " + cmd + " please"
+		w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "--ephemeral", "-s", "workspace-write", prompt)
+		return firstWith(t, w.srv, "with the result of "+cmd, func(r llmtest.Recorded) bool {
+			return len(r.ToolResults) > 0 && strings.Contains(r.User, prompt)
+		})
+	}
+	mustCarry(t, "the request after reading the cited file", run("sed -n 1,20p src/db/migrate.go"), migrateLine, "facts about src/db/migrate.go")
+	r := run("PATCH src/db/other.go")
+	mustNotCarry(t, "the request after patching an uncited file", r, migrateLine, "the file this tool call reads or edits")
+	if data, _ := os.ReadFile(filepath.Join(w.appA, "src", "db", "other.go")); !strings.Contains(string(data), "edited") {
+		t.Errorf("Codex did not apply the patch: %q\n%s", data, r.Raw)
+	}
+	mustCarry(t, "the request after patching the cited file", run("PATCH src/db/migrate.go"), migrateLine, "facts about src/db/migrate.go")
+}

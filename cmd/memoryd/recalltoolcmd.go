@@ -3,20 +3,18 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/cited"
 	"github.com/memoryd/memoryd/internal/config"
-	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/recall"
+	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -24,31 +22,14 @@ import (
 // index lines and the start of their bodies.
 const toolRecallMaxBytes = 600
 
-// toolPreface is the first line of what the tool-call hook adds.
-const toolPreface = "From the user's long-term memory (memoryd), facts about %s — the file this tool call reads or edits:"
-
 func newCmdRecallTool(a *app) *cobra.Command {
 	o := &recallOptions{app: a}
 	return &cobra.Command{
 		Use:   "recall-tool",
-		Short: "Agent hook: read a tool call's JSON on stdin, print the facts that cite or name the file it reads or edits (nothing when none does, or on any error).",
+		Short: "Agent hook: read a tool call's JSON on stdin, print the facts about the file it reads or edits, or about the command that failed (nothing when none, or on any error).",
 		Args:  argsAtMost(0),
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runRecallTool(cmd.Context(), o) },
 	}
-}
-
-// toolInput is what recall-tool reads of a tool call: Claude Code's and
-// Codex's PreToolUse payload (tool_input.file_path, or notebook_path), or
-// the OpenCode plugin's (filePath).
-type toolInput struct {
-	SessionID string `json:"session_id"`
-	Cwd       string `json:"cwd"`
-	Event     string `json:"hook_event_name"`
-	ToolInput struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		FilePathJS   string `json:"filePath"`
-	} `json:"tool_input"`
 }
 
 // runRecallTool is the tool-call hook. It fails open, like recall: any
@@ -75,29 +56,22 @@ func runRecallTool(ctx context.Context, o *recallOptions) error {
 	return nil
 }
 
-// toolRecallAnswer finds the facts about the tool call's file. The map of
-// cited files decides first, from one small file in the state folder:
-// when no fact is about the file, nothing else is opened.
+// toolRecallAnswer finds the facts about the tool call's files, or about
+// the command that failed. For files the map of cited files decides
+// first, from one small file in the state folder: when no fact is about
+// them, nothing else is opened.
 func toolRecallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
 	e := o.env
 	in, err := readToolInput(e.stdin)
-	if err != nil {
+	if err != nil || cfg.Recall.MaxBytes == 0 {
 		return "", "", err
 	}
-	file := cmp.Or(in.ToolInput.FilePath, in.ToolInput.NotebookPath, in.ToolInput.FilePathJS)
-	if file == "" || cfg.Recall.MaxBytes == 0 {
+	if in.Failed != "" {
+		return failedRecall(ctx, o, in)
+	}
+	if len(in.Files) == 0 {
 		return "", "", nil
 	}
-	cwd := cmp.Or(in.Cwd, workDir())
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(cwd, file)
-	}
-	root := project.Root(filepath.Dir(file))
-	rel, err := filepath.Rel(root, file)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", "", nil
-	}
-	rel, slug := filepath.ToSlash(rel), project.Slug(root)
 	real, err := state.RealPath(cfg.MemoryDir)
 	if err != nil {
 		return "", "", err
@@ -110,65 +84,84 @@ func toolRecallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) 
 	if err != nil {
 		return "", "", nil // no daemon wrote the map yet: nothing is known to be about the file
 	}
-	files := m.Facts(slug, rel)
+	rels, files := m.About(cmp.Or(in.Cwd, workDir()), in.Files)
 	if len(files) == 0 {
 		return "", "", nil
 	}
-	return toolRecallFacts(ctx, o, in, rel, files)
-}
-
-// readToolInput reads and parses the hook's input.
-func readToolInput(r io.Reader) (toolInput, error) {
-	var in toolInput
-	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	f, err := readFolder(e, o.global)
 	if err != nil {
-		return in, fmt.Errorf("read the hook's input: %w", err)
+		return "", "", err
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("hook input: %w", err)
-	}
-	return in, nil
+	about := strings.Join(rels, ", ")
+	return toolRecallGive(ctx, f, in, fmt.Sprintf(recall.FileFacts, about), toolFacts(f, in, files), "for "+about)
 }
 
-// toolRecallFacts reads, gates and renders the facts about rel that the
-// session was not given yet, and records them as given.
-func toolRecallFacts(ctx context.Context, o *recallOptions, in toolInput, rel string, files []string) (out, note string, err error) {
+// failedRecall finds the facts that mention the command that failed, as
+// facts name it ("make migrate"): a search for its words, kept only where
+// the fact holds the whole name.
+func failedRecall(ctx context.Context, o *recallOptions, in recall.ToolCall) (out, note string, err error) {
+	phrases := recall.CommandPhrases(in.Failed)
+	if len(phrases) == 0 {
+		return "", "", nil
+	}
 	f, err := readFolder(o.env, o.global)
 	if err != nil {
 		return "", "", err
 	}
+	slug := project.Slug(cmp.Or(in.Cwd, workDir()))
+	hits, err := findHits(ctx, f, search.Query{Words: strings.Join(phrases, " "), Project: slug, Limit: recallCandidates}, nil)
+	if err != nil && !errors.Is(err, search.ErrNoWords) {
+		return "", "", err
+	}
+	var files []string
+	for _, h := range hits {
+		files = append(files, h.File)
+	}
+	var picked []recall.Fact
+	named := ""
+	for _, c := range toolFacts(f, in, files) {
+		if p := recall.Mentions(c, phrases); p != "" && len(picked) < recall.MaxFacts {
+			picked, named = append(picked, c), cmp.Or(named, p)
+		}
+	}
+	return toolRecallGive(ctx, f, in, fmt.Sprintf(recall.FailedPreface, named), picked, "after `"+named+"` failed")
+}
+
+// readToolInput reads and parses the hook's input.
+func readToolInput(r io.Reader) (recall.ToolCall, error) {
+	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	if err != nil {
+		return recall.ToolCall{}, fmt.Errorf("read the hook's input: %w", err)
+	}
+	return recall.ParseToolCall(data)
+}
+
+// toolFacts reads and gates the facts in files that the session was not
+// given yet, in order, as recall reads its hits.
+func toolFacts(f *folder, in recall.ToolCall, files []string) []recall.Fact {
 	var given recall.Sessions
 	if in.SessionID != "" {
 		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
 	}
-	chk := cite.NewChecker(cmp.Or(in.Cwd, workDir()))
-	g := f.gate()
-	var cands []recall.Fact
-	for _, file := range files {
-		if in.SessionID != "" && given.Given(in.SessionID, file) {
-			continue
-		}
-		data, err := index.ReadPlain(f.dir, file)
-		if err != nil {
-			continue // gone since the daemon mapped it
-		}
-		m, err := index.Parse(file, data)
-		if err != nil {
-			continue
-		}
-		if fact, ok := recallFact(g, m, cite.Marker(chk.Check(m).Changes)); ok {
-			cands = append(cands, fact)
-		}
+	hits := make([]search.Hit, len(files))
+	for i, file := range files {
+		hits[i].File = file
 	}
+	skip := func(file string) bool { return in.SessionID != "" && given.Given(in.SessionID, file) }
+	return recallFacts(f, hits, skip, cmp.Or(in.Cwd, workDir()))
+}
+
+// toolRecallGive renders cands under preface, records them as given to
+// the session and answers in the hook's format; nothing when none fits.
+func toolRecallGive(ctx context.Context, f *folder, in recall.ToolCall, preface string, cands []recall.Fact, why string) (out, note string, err error) {
 	text, shown := recall.Render(cands, min(toolRecallMaxBytes, f.cfg.Recall.MaxBytes))
 	if text == "" {
 		return "", "", nil
 	}
-	text = fmt.Sprintf(toolPreface, rel) + strings.TrimPrefix(text, recall.Preface)
 	names, err := recordRecalled(ctx, f, in.SessionID, shown)
 	if err != nil {
 		return "", "", err
 	}
-	out, err = recallOutput("auto", in.Event, text)
-	return out, "added " + strings.Join(names, ", ") + " for " + rel, err
+	out, err = recallOutput("auto", in.Event, recall.WithPreface(preface, text))
+	return out, "added " + strings.Join(names, ", ") + " " + why, err
 }

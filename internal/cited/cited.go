@@ -10,12 +10,14 @@ package cited
 import (
 	"encoding/json"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -72,6 +74,29 @@ func (m Map) Facts(slug, rel string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// About returns the facts about files (absolute, or relative to cwd):
+// those about each file relative to its project's root (project.Root),
+// each once, and the files that have any, as they are relative to their
+// project. A file outside every project is about nothing.
+func (m Map) About(cwd string, files []string) (rels, facts []string) {
+	for _, file := range files {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(cwd, file)
+		}
+		root := project.Root(filepath.Dir(file))
+		rel, err := filepath.Rel(root, file)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if fs := m.Facts(project.Slug(root), rel); len(fs) > 0 && !slices.Contains(rels, rel) {
+			rels, facts = append(rels, rel), append(facts, fs...)
+		}
+	}
+	slices.Sort(facts)
+	return rels, slices.Compact(facts)
 }
 
 // Write writes m to the state folder; it writes nothing when the file

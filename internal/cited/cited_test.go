@@ -3,6 +3,8 @@ package cited
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -50,5 +52,28 @@ func TestWriteRead(t *testing.T) {
 	got, err := Read(dir)
 	if err != nil || !slices.Equal(got.Facts("app-a", "a.go"), []string{"project-a.md"}) {
 		t.Fatalf("Read: %v, %v", got, err)
+	}
+}
+
+// TestAbout: files named absolute or relative to the working directory
+// find the facts about them in their project; a file outside the project
+// or cited by nothing finds none.
+func TestAbout(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "app-a")
+	for _, d := range []string{".git", "src/db"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := Build(index.Snapshot{Memories: []*index.Memory{
+		{File: "project-migrate.md", Project: "app-a", Cites: []index.Cite{{Path: "src/db/migrate.go"}}},
+		{File: "user-global.md", Body: "Never edit src/db/migrate.go by hand."},
+	}})
+	rels, facts := m.About(filepath.Join(root, "src"), []string{"db/migrate.go", filepath.Join(root, "src/db/migrate.go"), "db/other.go", "../../elsewhere/x.go"})
+	if !slices.Equal(rels, []string{"src/db/migrate.go"}) || !slices.Equal(facts, []string{"project-migrate.md", "user-global.md"}) {
+		t.Errorf("About = %q %q", rels, facts)
+	}
+	if rels, facts := m.About(root, []string{"README.md"}); rels != nil || facts != nil {
+		t.Errorf("an uncited file: %q %q", rels, facts)
 	}
 }

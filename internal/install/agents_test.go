@@ -43,7 +43,8 @@ var userAgentFiles = map[string]string{
     }
   }
 }`,
-	"settings.json": "{\n\t\"model\": \"sonnet\",\n\t\"permissions\": {\n\t\t\"allow\": [\n\t\t\t\"Bash(go test:*)\"\n\t\t],\n\t\t\"deny\": [\"Read(./.env)\"]\n\t},\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]\n\t\t\t}\n\t\t],\n\t\t\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"check\"}]}]\n\t}\n}\n",
+	"settings.json": "{\n\t\"model\": \"sonnet\",\n\t\"permissions\": {\n\t\t\"allow\": [\n\t\t\t\"Bash(go test:*)\"\n\t\t],\n\t\t\"deny\": [\"Read(./.env)\"]\n\t},\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\n\t\t\t\t\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]\n\t\t\t}\n\t\t],\n\t\t\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"check\"}]}],\n\t\t\"PostToolUseFailure\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"notify-send failed\"}]}]\n\t}\n}\n",
+	"hooks.json":    "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"audit\"}]}\n    ]\n  }\n}\n",
 	"AGENTS.md":     "# My rules\r\n\r\nAlways run the tests.\r\n",
 	"config.toml":   "model = \"gpt-5\"\n\n[mcp_servers.other]\ncommand = \"other\"\n\n[features]\nplugins = false",
 }
@@ -61,6 +62,7 @@ func (e *env) agentPaths() map[string]string {
 		"settings.json":  settings,
 		"AGENTS.md":      filepath.Join(codex, "AGENTS.md"),
 		"config.toml":    filepath.Join(codex, "config.toml"),
+		"hooks.json":     filepath.Join(codex, "hooks.json"),
 	}
 }
 
@@ -202,12 +204,38 @@ func (e *env) checkWired(files map[string]string, o Options) {
 	if !isMemorydCommand(last, "context") || !strings.Contains(last, o.ConfigPath) {
 		t.Errorf("SessionStart hook %q", last)
 	}
+	for event, matcher := range map[string]string{"PreToolUse": claudeToolMatcher, "PostToolUseFailure": claudeFailureMatcher} {
+		if !lastHookRuns(st, event, matcher, "recall-tool") {
+			t.Errorf("claude %s hook on %s missing:\n%s", event, matcher, files["settings.json"])
+		}
+	}
+	if !lastHookRuns(parseJSONC(t, "hooks.json", files["hooks.json"]), "PreToolUse", codexToolMatcher, "recall-tool") {
+		t.Errorf("codex PreToolUse hook missing:\n%s", files["hooks.json"])
+	}
 	if !strings.Contains(files["AGENTS.md"], "- [Coffee](user-coffee.md) — Oat milk") {
 		t.Errorf("AGENTS.md:\n%s", files["AGENTS.md"])
 	}
 	if !strings.Contains(files["config.toml"], "[mcp_servers.memoryd]\ncommand = \""+o.Binary+"\"\nargs = [\"mcp\", \"--config\", \""+o.ConfigPath+"\"]\n") {
 		t.Errorf("config.toml:\n%s", files["config.toml"])
 	}
+}
+
+// lastHookRuns reports whether the last hook group of event in a hooks
+// file (Claude Code's settings.json, Codex's hooks.json) has matcher and
+// runs `memoryd SUB`.
+func lastHookRuns(file map[string]any, event, matcher, sub string) bool {
+	hooks, _ := file["hooks"].(map[string]any)
+	groups, _ := hooks[event].([]any)
+	if len(groups) == 0 {
+		return false
+	}
+	g, _ := groups[len(groups)-1].(map[string]any)
+	handlers, _ := g["hooks"].([]any)
+	if g["matcher"] != matcher || len(handlers) != 1 {
+		return false
+	}
+	command, _ := handlers[0].(map[string]any)["command"].(string)
+	return isMemorydCommand(command, sub)
 }
 
 func jsonEqual(a, b any) bool {

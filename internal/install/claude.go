@@ -26,6 +26,9 @@ import (
 //   - a PreToolUse hook on Read|Edit|Write|MultiEdit running `memoryd
 //     recall-tool --config FILE`, whose answer brings the facts that cite
 //     or name the file the tool call reads or edits;
+//   - a PostToolUseFailure hook on Bash running the same command, whose
+//     answer brings the facts that mention the command that failed
+//     ("make migrate"); a command that succeeds starts no process;
 //   - permissions.allow for mcp__memoryd__memory_search and
 //     mcp__memoryd__memory_read: in `claude -p` a tool that is not allowed
 //     is refused, and these two only read. Saving and forgetting still ask.
@@ -105,16 +108,21 @@ func claudePromptHook(command string) jsonObject {
 
 // claudeHookEvents are the hook events memoryd wires and the memoryd
 // subcommand each runs.
-var claudeHookEvents = []struct{ event, sub string }{{"SessionStart", "context"}, {"UserPromptSubmit", "recall"}, {"PreToolUse", "recall-tool"}}
+var claudeHookEvents = []struct{ event, sub string }{{"SessionStart", "context"}, {"UserPromptSubmit", "recall"}, {"PreToolUse", "recall-tool"}, {"PostToolUseFailure", "recall-tool"}}
 
 // claudeToolMatcher is the tools whose calls the PreToolUse hook runs
 // for: those that read or edit one file. Every other tool call costs no
 // process.
 const claudeToolMatcher = "Read|Edit|Write|MultiEdit"
 
-// claudeToolHook is the PreToolUse hook group install adds.
-func claudeToolHook(command string) jsonObject {
-	return jsonObject{{"matcher", claudeToolMatcher}, {"hooks", []any{
+// claudeFailureMatcher is the tools whose failures the PostToolUseFailure
+// hook runs for: shell commands.
+const claudeFailureMatcher = "Bash"
+
+// claudeToolHook is the PreToolUse (or PostToolUseFailure) hook group
+// install adds: matcher, then one handler running command.
+func claudeToolHook(matcher, command string) jsonObject {
+	return jsonObject{{"matcher", matcher}, {"hooks", []any{
 		jsonObject{{"type", "command"}, {"command", command}, {"timeout", claudeHookTimeout}}}}}
 }
 
@@ -154,8 +162,9 @@ func putHook(root *hujson.Value, event, sub string, group jsonObject, unit strin
 
 // AddClaudeSettings returns settings.json's data with memoryd's
 // SessionStart hook (running command), its UserPromptSubmit hook (running
-// prompt[0]; none when it is "" or missing), its PreToolUse hook (running
-// prompt[1], likewise) and the read-only tools allowed. A
+// prompt[0]; none when it is "" or missing), its PreToolUse and
+// PostToolUseFailure hooks (running prompt[1], likewise) and the read-only
+// tools allowed. A
 // memoryd hook that runs another command (a moved binary) is replaced.
 func AddClaudeSettings(data []byte, command string, prompt ...string) ([]byte, error) {
 	root, err := parseObject("claude settings", data)
@@ -172,7 +181,10 @@ func AddClaudeSettings(data []byte, command string, prompt ...string) ([]byte, e
 		}
 	}
 	if len(prompt) > 1 && prompt[1] != "" {
-		if err := putHook(&root, "PreToolUse", "recall-tool", claudeToolHook(prompt[1]), unit); err != nil {
+		if err := putHook(&root, "PreToolUse", "recall-tool", claudeToolHook(claudeToolMatcher, prompt[1]), unit); err != nil {
+			return nil, err
+		}
+		if err := putHook(&root, "PostToolUseFailure", "recall-tool", claudeToolHook(claudeFailureMatcher, prompt[1]), unit); err != nil {
 			return nil, err
 		}
 	}
@@ -271,7 +283,7 @@ func ReadClaude(settings, servers string) (ClaudeWiring, error) {
 func claudeSteps(o *Options) []agentStep {
 	settings, servers := ClaudeFiles(o.Home, o.ClaudeConfigDir)
 	command, hook, prompt := o.MCPCommand(), o.contextCommand(), o.recallCommand()
-	note := "SessionStart, UserPromptSubmit and PreToolUse (" + claudeToolMatcher + ") hooks, read-only memory tools allowed"
+	note := "SessionStart, UserPromptSubmit, PreToolUse (" + claudeToolMatcher + ") and PostToolUseFailure (" + claudeFailureMatcher + ") hooks, read-only memory tools allowed"
 	if !o.KeepClaudeMemory {
 		note += ", Claude Code's own auto-memory off (memoryd install --claude --keep-claude-memory keeps it)"
 	}

@@ -405,7 +405,8 @@ func codexSteps(o *Options) []agentStep {
 	command := o.MCPCommand()
 	empty := func(b []byte) bool { return len(b) == 0 }
 	hooksPath := filepath.Join(dir, "hooks.json")
-	hookCommands := map[string]string{"context": o.contextCommand("--project-only"), "recall": o.recallCommand("--project-only")}
+	hookCommands := map[string]string{"context": o.contextCommand("--project-only"), "recall": o.recallCommand("--project-only"),
+		"recall-tool": o.hookCommand("recall-tool")}
 	return []agentStep{
 		{what: "codex agents", path: filepath.Join(dir, "AGENTS.md"), perm: 0o644, note: "the memory index, refreshed by the daemon",
 			add: func(data []byte) ([]byte, error) {
@@ -417,7 +418,7 @@ func codexSteps(o *Options) []agentStep {
 			},
 			remove: func(data []byte) ([]byte, error) { return RemoveCodexIndex(data), nil }, empty: empty,
 			report: codexAgentsMarkers.strayNote},
-		{what: "codex hooks", path: hooksPath, perm: 0o644, note: "SessionStart (the project's index) and UserPromptSubmit (recall) hooks",
+		{what: "codex hooks", path: hooksPath, perm: 0o644, note: "SessionStart (the project's index), UserPromptSubmit (recall) and PreToolUse (recall-tool on Bash|apply_patch) hooks",
 			add:    func(data []byte) ([]byte, error) { return AddCodexHooks(data, hookCommands) },
 			remove: RemoveCodexHooks, empty: isEmptyObject, json: true},
 		{what: "codex mcp", path: filepath.Join(dir, "config.toml"), perm: 0o600, note: "[mcp_servers." + MCPServerName + "], the hooks' trust",

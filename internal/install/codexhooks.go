@@ -28,8 +28,13 @@ import (
 // and checks their trust.
 //
 // The hooks are SessionStart, running `memoryd context --project-only`
-// (the project's index; the global one is in AGENTS.md), and
-// UserPromptSubmit, running `memoryd recall --project-only`.
+// (the project's index; the global one is in AGENTS.md), UserPromptSubmit,
+// running `memoryd recall --project-only`, and PreToolUse on Bash and
+// apply_patch, running `memoryd recall-tool`: Codex reads files with shell
+// commands (cat, sed -n) and edits them with apply_patch, whose envelope
+// names each file ("*** Update File: PATH"), both in tool_input.command.
+// Codex 0.169's PostToolUse gives a command's output but not its exit
+// status, so no hook runs after a command: memoryd cannot tell a failure.
 
 // codexHook is one hook memoryd adds to Codex.
 type codexHook struct {
@@ -41,7 +46,12 @@ type codexHook struct {
 var codexHooks = []codexHook{
 	{"SessionStart", "session_start", "context", "startup|clear"},
 	{"UserPromptSubmit", "user_prompt_submit", "recall", ""},
+	{"PreToolUse", "pre_tool_use", "recall-tool", codexToolMatcher},
 }
+
+// codexToolMatcher is the tools whose calls run recall-tool: the shell
+// (which reads files) and apply_patch (which edits them).
+const codexToolMatcher = "Bash|apply_patch"
 
 // codexHookTimeout bounds each hook, in seconds.
 const codexHookTimeout = 10
@@ -56,7 +66,8 @@ func codexHookGroup(h codexHook, command string) jsonObject {
 }
 
 // AddCodexHooks returns hooks.json's data with memoryd's hooks, commands
-// giving each subcommand's command line ("context", "recall"). A memoryd
+// giving each subcommand's command line ("context", "recall",
+// "recall-tool"). A memoryd
 // hook running another command (a moved binary) is replaced.
 func AddCodexHooks(data []byte, commands map[string]string) ([]byte, error) {
 	root, err := parseObject("codex hooks", data)
@@ -94,7 +105,7 @@ func RemoveCodexHooks(data []byte) ([]byte, error) {
 // CodexHook is one of memoryd's hooks as hooks.json holds it, with the
 // trust Codex needs for it.
 type CodexHook struct {
-	Event   string // SessionStart, UserPromptSubmit
+	Event   string // SessionStart, UserPromptSubmit, PreToolUse
 	Command string
 	Key     string // its [hooks.state] key
 	Hash    string // the trusted_hash that trusts it as it is

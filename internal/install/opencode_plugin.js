@@ -1,7 +1,8 @@
 // memoryd: adds the memory index of the session's project to OpenCode's
 // system prompt (MEMORY.md itself comes through "instructions"), on each
 // user message the few facts relevant to it that the session has not seen,
-// and before a tool reads or edits a file the facts about that file.
+// before a tool reads or edits a file the facts about that file, and after
+// a shell command fails the facts that mention that command.
 // Written by `memoryd install --opencode`; `memoryd uninstall` removes it.
 const MEMORYD = "{{binary}}";
 const CONFIG = "{{config}}";
@@ -34,6 +35,8 @@ export const MemorydPlugin = async ({ directory }) => {
   // The system prompt only grows, so what the model was told stays with
   // it (recall tells a session each fact once).
   const texts = new Map();
+  // The command of each bash call under way, by call id, for its failure.
+  const commands = new Map();
   const session = async (key) => {
     if (!texts.has(key)) {
       texts.set(key, [await memoryd(["context", "--project-only", "--dir", directory])]);
@@ -58,6 +61,10 @@ export const MemorydPlugin = async ({ directory }) => {
     // Before a tool reads or edits a file, the facts that cite or name it
     // (memoryd recall-tool), for the model's next request.
     "tool.execute.before": async (input, output) => {
+      if (input?.tool === "bash" && typeof output?.args?.command === "string") {
+        commands.set(input?.callID ?? "", output.args.command);
+        return;
+      }
       const file = output?.args?.filePath;
       if (!FILE_TOOLS.has(input?.tool) || typeof file !== "string" || !file) return;
       const key = input?.sessionID ?? "";
@@ -65,6 +72,22 @@ export const MemorydPlugin = async ({ directory }) => {
       const text = await memoryd(
         ["recall-tool"],
         JSON.stringify({ session_id: key, cwd: directory, tool_input: { filePath: file } }),
+      );
+      if (text) list.push(text);
+    },
+    // After a bash call that exited non-zero, the facts that mention its
+    // command (memoryd recall-tool), for the model's next request.
+    "tool.execute.after": async (input, output) => {
+      if (input?.tool !== "bash") return;
+      const command = commands.get(input?.callID ?? "") ?? input?.args?.command;
+      commands.delete(input?.callID ?? "");
+      const exit = output?.metadata?.exit;
+      if (typeof command !== "string" || typeof exit !== "number" || exit === 0) return;
+      const key = input?.sessionID ?? "";
+      const list = await session(key);
+      const text = await memoryd(
+        ["recall-tool"],
+        JSON.stringify({ session_id: key, cwd: directory, tool_input: { command }, exit_code: exit }),
       );
       if (text) list.push(text);
     },

@@ -380,7 +380,7 @@ func TestApostropheHome(t *testing.T) {
 	hooksPath := filepath.Join(codexHome, "hooks.json")
 	data, _ := os.ReadFile(hooksPath)
 	hooks, err := CodexHooks(hooksPath, data)
-	if err != nil || len(hooks) != 2 {
+	if err != nil || len(hooks) != len(codexHooks) {
 		t.Fatalf("codex hooks %v %v\n%s", hooks, err, data)
 	}
 	config, _ := os.ReadFile(filepath.Join(codexHome, "config.toml"))
