@@ -72,6 +72,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 		return cite.Marker(chk.File(cfg.MemoryDir, file).Changes)
 	})
 	text = append(text, teamSection(ctx, e, cfg.MemoryDir, dir, b)...)
+	sessionOverlaps(ctx, e, o.global, cfg.MemoryDir, dir)
 	if o.json {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}

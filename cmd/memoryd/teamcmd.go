@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
@@ -192,4 +194,45 @@ func teamSearch(ctx context.Context, f *folder, q search.Query) []hitJSON {
 		out = append(out, hitJSON{Hit: h, staleness: st, Team: team.Byline(a, ok)})
 	}
 	return out
+}
+
+// teamOverlaps proposes superseding each of the person's facts that says
+// what a team fact of tf says (team.Folder.Overlaps): one review item
+// each, said on out. open gives the writer, asked only when there is one.
+// Failures are said on out: the session or the review goes on.
+func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, memoryDir string, open func() (*facts.Writer, error)) {
+	if stateDir == "" {
+		return
+	}
+	ovs, err := tf.Overlaps(ctx, stateDir, memoryDir)
+	if err != nil {
+		fmt.Fprintf(out, "memoryd: your facts cannot be compared with the team's in %s (%v)\n", tf.Dir, err)
+	}
+	if len(ovs) == 0 {
+		return
+	}
+	w, err := open()
+	if err != nil {
+		fmt.Fprintf(out, "memoryd: your facts that the team's repeat cannot be proposed for review (%v)\n", err)
+		return
+	}
+	for _, o := range ovs {
+		_, err := w.ProposeSupersede(ctx, o.Personal, o.Team)
+		switch {
+		case err == nil:
+			fmt.Fprintf(out, "memoryd: your %s says what the team's %s says: superseding it waits for your review (memoryd review)\n", o.Personal, o.Team)
+		case !errors.Is(err, facts.ErrExists) && !errors.Is(err, facts.ErrSuperseded) && !errors.Is(err, facts.ErrReadonly):
+			fmt.Fprintf(out, "memoryd: propose superseding %s: %v\n", o.Personal, err)
+		}
+	}
+}
+
+// sessionOverlaps is teamOverlaps at a session start in dir.
+func sessionOverlaps(ctx context.Context, e env, g globalFlags, memoryDir, dir string) {
+	if tf, ok := team.Find(dir); ok {
+		teamOverlaps(ctx, e.stderr, tf, stateDirOf(e, memoryDir), memoryDir, func() (*facts.Writer, error) {
+			_, w, err := factWriter(e, g)
+			return w, err
+		})
+	}
 }

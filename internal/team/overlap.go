@@ -1,0 +1,104 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/memoryd/memoryd/internal/atomicfile"
+	"github.com/memoryd/memoryd/internal/index"
+)
+
+// comparedFile keeps, in the team's state folder, which team facts (file →
+// content hash) were compared with the person's facts, and the folder's
+// fingerprint then: a session start whose team folder did not change
+// compares nothing.
+const comparedFile = "compared.json"
+
+// overlapBatch bounds the team facts one call compares (each is one search
+// of the person's facts): a first look at a large team folder is spread
+// over a few session starts.
+const overlapBatch = 20
+
+type compared struct {
+	Key    string            `json:"key"`
+	Hashes map[string]string `json:"hashes"`
+}
+
+// Overlap is a person's fact that says what a team fact says.
+type Overlap struct {
+	Team     string // the team's fact, from the project's root: ".memory/x.md"
+	Personal string // the person's fact, its file in their memory folder
+}
+
+// Overlaps compares the team facts that arrived or changed since it last
+// looked (accepted here, or pulled) with the person's facts in
+// personalDir — those without a project or of this project, current, not
+// readonly, not in the inbox — and returns each person's fact that says the
+// same thing (SameIn). stateDir is the person's state folder (their search
+// index; the team's, and what was compared, in StateDir). It only reads and
+// remembers; what to do with an overlap (propose superseding the person's
+// fact) is the caller's.
+func (f Folder) Overlaps(ctx context.Context, stateDir, personalDir string) ([]Overlap, error) {
+	path := filepath.Join(f.StateDir(stateDir), comparedFile)
+	var c compared
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, &c) // a broken file: compare again
+	}
+	key, stable := f.fingerprint("compared")
+	if stable && key == c.Key {
+		return nil, nil
+	}
+	snap, err := f.Scan()
+	if err != nil || len(snap.Memories) == 0 {
+		return nil, err
+	}
+	todo := snap.Without(func(m *index.Memory) bool { return c.Hashes[m.File] == m.Hash })
+	if len(todo.Memories) == 0 {
+		return nil, f.remember(path, c, key, stable, true)
+	}
+	mine, err := index.Scan(personalDir)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(m *index.Memory) bool {
+		return (m.Project == "" || m.Project == f.Slug) && !m.Superseded() && !m.Readonly && !index.InInbox(m.File)
+	}
+	if c.Hashes == nil {
+		c.Hashes = map[string]string{}
+	}
+	var out []Overlap
+	for i, m := range todo.Memories {
+		if i == overlapBatch {
+			break
+		}
+		same, err := SameIn(ctx, stateDir, personalDir, mine, keep, m.Name, m.Description, m.Body)
+		if err != nil {
+			return out, err
+		}
+		if same != "" {
+			out = append(out, Overlap{Team: DirName + "/" + m.File, Personal: same})
+		}
+		c.Hashes[m.File] = m.Hash
+	}
+	return out, f.remember(path, c, key, stable, len(todo.Memories) <= overlapBatch)
+}
+
+// remember writes what was compared; the fingerprint only when every fact
+// was, so the next call goes on with the rest.
+func (f Folder) remember(path string, c compared, key string, stable, all bool) error {
+	c.Key = ""
+	if stable && all {
+		c.Key = key
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	_, err = atomicfile.Write(filepath.Dir(path), filepath.Base(path), data, 0o600)
+	return err
+}
