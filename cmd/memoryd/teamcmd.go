@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
@@ -234,5 +235,20 @@ func sessionOverlaps(ctx context.Context, e env, g globalFlags, memoryDir, dir s
 			_, w, err := factWriter(e, g)
 			return w, err
 		})
+	}
+}
+
+// extractionTeam is extractor.Options.Team: the team memory of a session's
+// project when it has one (found as a session start finds it), nil else.
+func extractionTeam(stateDir string) func(dir string) *extractor.Team {
+	return func(dir string) *extractor.Team {
+		tf, ok := team.Find(dir)
+		if !ok {
+			return nil
+		}
+		return &extractor.Team{Mark: func(data []byte) []byte { return team.Mark(data, tf.Root) },
+			Duplicate: func(ctx context.Context, name, description, body string) (string, error) {
+				return tf.Duplicate(ctx, stateDir, name, description, body)
+			}}
 	}
 }
