@@ -252,3 +252,43 @@ func extractionTeam(stateDir string) func(dir string) *extractor.Team {
 			}}
 	}
 }
+
+// teamCheck adds to out the team facts of dir's project whose cited files
+// changed (memoryd check), named .memory/x.md, project "team".
+func teamCheck(out checkJSON, dir, typ string) checkJSON {
+	tf, ok := team.Find(dir)
+	if !ok {
+		return out
+	}
+	stale, n, err := tf.Stale(cite.NewChecker(dir), typ)
+	if err != nil {
+		out.Unchecked = append(out.Unchecked, tf.Dir+" ("+err.Error()+")")
+		return out
+	}
+	out.Checked += n
+	for _, s := range stale {
+		out.Stale = append(out.Stale, staleJSON{File: teamFile(s.File), Project: "team", Root: s.Result.Root,
+			Marker: cite.Marker(s.Result.Changes), Changes: s.Result.Changes})
+	}
+	return out
+}
+
+// teamHeld is each team fact of dir's project the gate holds from agents
+// in this checkout, "file: reason" (status, doctor).
+func teamHeld(f *folder, dir string) []string {
+	tf, ok := team.Find(dir)
+	if !ok {
+		return nil
+	}
+	held, _ := tf.Held(f.gate().PlantedHeld) // an unreadable folder is said where it is read
+	return held
+}
+
+// teamHeldProblems is teamHeld as status's problems.
+func teamHeldProblems(f *folder, dir string) []string {
+	var out []string
+	for _, h := range teamHeld(f, dir) {
+		out = append(out, "the team's "+h+" — held from your agents in this checkout; read it, and fix it with your team in a commit to the project")
+	}
+	return out
+}
