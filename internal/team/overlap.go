@@ -16,10 +16,9 @@ import (
 // compares nothing.
 const comparedFile = "compared.json"
 
-// overlapBatch bounds the team facts one call compares (each is one search
-// of the person's facts): a first look at a large team folder is spread
-// over a few session starts.
-const overlapBatch = 20
+// overlapBatch bounds the team facts one call compares: a first look at
+// a very large team folder is spread over a few session starts.
+const overlapBatch = 1000
 
 type compared struct {
 	Key    string            `json:"key"`
@@ -36,8 +35,8 @@ type Overlap struct {
 // looked (accepted here, or pulled) with the person's facts in
 // personalDir — those without a project or of this project, current, not
 // readonly, not in the inbox — and returns each person's fact that says the
-// same thing (SameIn). stateDir is the person's state folder (their search
-// index; the team's, and what was compared, in StateDir). It only reads and
+// same thing (sameAs). stateDir is the person's state folder (what was
+// compared is kept in StateDir). It only reads and
 // remembers; what to do with an overlap (propose superseding the person's
 // fact) is the caller's.
 func (f Folder) Overlaps(ctx context.Context, stateDir, personalDir string) ([]Overlap, error) {
@@ -62,8 +61,11 @@ func (f Folder) Overlaps(ctx context.Context, stateDir, personalDir string) ([]O
 	if err != nil {
 		return nil, err
 	}
-	keep := func(m *index.Memory) bool {
-		return (m.Project == "" || m.Project == f.Slug) && !m.Superseded() && !m.Readonly && !index.InInbox(m.File)
+	var theirs []stemmed
+	for _, m := range mine.Memories {
+		if (m.Project == "" || m.Project == f.Slug) && !m.Superseded() && !m.Readonly && !index.InInbox(m.File) {
+			theirs = append(theirs, stem(m))
+		}
 	}
 	if c.Hashes == nil {
 		c.Hashes = map[string]string{}
@@ -73,11 +75,7 @@ func (f Folder) Overlaps(ctx context.Context, stateDir, personalDir string) ([]O
 		if i == overlapBatch {
 			break
 		}
-		same, err := SameIn(ctx, stateDir, personalDir, mine, keep, m.Name, m.Description, m.Body)
-		if err != nil {
-			return out, err
-		}
-		if same != "" {
+		if same := sameAs(stem(m), theirs); same != "" {
 			out = append(out, Overlap{Team: DirName + "/" + m.File, Personal: same})
 		}
 		c.Hashes[m.File] = m.Hash
@@ -101,4 +99,33 @@ func (f Folder) remember(path string, c compared, key string, stable, all bool) 
 	}
 	_, err = atomicfile.Write(filepath.Dir(path), filepath.Base(path), data, 0o600)
 	return err
+}
+
+// stemmed is a fact with what the comparison reads of it.
+type stemmed struct {
+	m      *index.Memory
+	cd, cb string          // canonical description and body
+	stems  map[string]bool // of description and body
+}
+
+func stem(m *index.Memory) stemmed {
+	return stemmed{m: m, cd: index.Canonical(m.Description), cb: index.Canonical(m.Body), stems: stems(m.Description + " " + m.Body)}
+}
+
+// sameAs is the file of the fact of facts that says what t says — the same
+// name, the same canonical description or body, or the most word stems in
+// common, at least half (sameRule) — "" for none. Unlike SameIn it
+// compares with every fact, without a search: a person's facts in scope are
+// few, and no search index is opened at a session start.
+func sameAs(t stemmed, facts []stemmed) string {
+	best, bestScore := "", sameRule
+	for _, p := range facts {
+		if p.m.Name == t.m.Name || p.cd == t.cd || p.cb == t.cb {
+			return p.m.File
+		}
+		if s := overlap(t.stems, p.stems); s >= bestScore {
+			best, bestScore = p.m.File, s
+		}
+	}
+	return best
 }
