@@ -59,13 +59,20 @@ func teamAuthors(ctx context.Context, stderr io.Writer, tf team.Folder, stateDir
 // teamSection is the team's part of `memoryd context` in dir, nil when
 // dir's project has no team memory: its index within its own budget b,
 // less what the gate holds (with the reason), each line with its byline
-// and, when its cited files changed, the stale note.
-func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budget) []byte {
+// and, when its cited files changed, the stale note. A team fact that
+// arrived since the last session start and says what one of the person's
+// facts says proposes superseding theirs (teamOverlaps).
+func teamSection(ctx context.Context, e env, g globalFlags, memoryDir, dir string, b index.Budget) []byte {
 	tf, ok := team.Find(dir)
 	if !ok {
 		return nil
 	}
+	tf = tf.Once() // one stat of its files for the section and the comparison
 	sd := stateDirOf(e, memoryDir)
+	defer teamOverlaps(ctx, e.stderr, tf, sd, memoryDir, func() (*facts.Writer, error) {
+		_, w, err := factWriter(e, g)
+		return w, err
+	})
 	text, err := teamContext(ctx, e.stderr, tf, sd, dir, b)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "memoryd: the team memory in %s cannot be read (%v)\n", tf.Dir, err)
@@ -225,16 +232,6 @@ func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, 
 		case !errors.Is(err, facts.ErrExists) && !errors.Is(err, facts.ErrSuperseded) && !errors.Is(err, facts.ErrReadonly):
 			fmt.Fprintf(out, "memoryd: propose superseding %s: %v\n", o.Personal, err)
 		}
-	}
-}
-
-// sessionOverlaps is teamOverlaps at a session start in dir.
-func sessionOverlaps(ctx context.Context, e env, g globalFlags, memoryDir, dir string) {
-	if tf, ok := team.Find(dir); ok {
-		teamOverlaps(ctx, e.stderr, tf, stateDirOf(e, memoryDir), memoryDir, func() (*facts.Writer, error) {
-			_, w, err := factWriter(e, g)
-			return w, err
-		})
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 
 // comparedFile keeps, in the team's state folder, which team facts (file →
 // content hash) were compared with the person's facts, and the folder's
-// fingerprint then: a session start whose team folder did not change
-// compares nothing.
+// fingerprint then, also alone in comparedFile+".key": a session start
+// whose team folder did not change reads that and compares nothing.
 const comparedFile = "compared.json"
 
 // overlapBatch bounds the team facts one call compares: a first look at
@@ -41,13 +41,13 @@ type Overlap struct {
 // fact) is the caller's.
 func (f Folder) Overlaps(ctx context.Context, stateDir, personalDir string) ([]Overlap, error) {
 	path := filepath.Join(f.StateDir(stateDir), comparedFile)
+	key, stable := f.fingerprint("compared")
+	if seen, err := os.ReadFile(path + ".key"); err == nil && stable && string(seen) == key {
+		return nil, nil // the usual session start: a stat of each file, no parse
+	}
 	var c compared
 	if data, err := os.ReadFile(path); err == nil {
 		json.Unmarshal(data, &c) // a broken file: compare again
-	}
-	key, stable := f.fingerprint("compared")
-	if stable && key == c.Key {
-		return nil, nil
 	}
 	snap, err := f.Scan()
 	if err != nil || len(snap.Memories) == 0 {
@@ -97,7 +97,10 @@ func (f Folder) remember(path string, c compared, key string, stable, all bool) 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	_, err = atomicfile.Write(filepath.Dir(path), filepath.Base(path), data, 0o600)
+	if _, err := atomicfile.Write(filepath.Dir(path), filepath.Base(path), data, 0o600); err != nil {
+		return err
+	}
+	_, err = atomicfile.Write(filepath.Dir(path), filepath.Base(path)+".key", []byte(c.Key), 0o600)
 	return err
 }
 
