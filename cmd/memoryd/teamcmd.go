@@ -219,9 +219,18 @@ func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, 
 	if len(ovs) == 0 {
 		return
 	}
+	var again []string // compared next time: their proposal was not written
+	defer func() {
+		if len(again) > 0 {
+			tf.CompareAgain(stateDir, again) // failing, the overlap waits for the team fact's next change
+		}
+	}()
 	w, err := open()
 	if err != nil {
 		fmt.Fprintf(out, "memoryd: your facts that the team's repeat cannot be proposed for review (%v)\n", err)
+		for _, o := range ovs {
+			again = append(again, o.Team)
+		}
 		return
 	}
 	for _, o := range ovs {
@@ -231,6 +240,7 @@ func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, 
 			fmt.Fprintf(out, "memoryd: your %s says what the team's %s says: superseding it waits for your review (memoryd review)\n", o.Personal, o.Team)
 		case !errors.Is(err, facts.ErrExists) && !errors.Is(err, facts.ErrSuperseded) && !errors.Is(err, facts.ErrReadonly):
 			fmt.Fprintf(out, "memoryd: propose superseding %s: %v\n", o.Personal, err)
+			again = append(again, o.Team)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/index"
@@ -131,4 +132,21 @@ func sameAs(t stemmed, facts []stemmed) string {
 		}
 	}
 	return best
+}
+
+// CompareAgain forgets that the team facts files (".memory/x.md", as
+// Overlap.Team names them) were compared, so the next Overlaps compares
+// them again: for an overlap whose proposal could not be written (the
+// person's repository busy, say).
+func (f Folder) CompareAgain(stateDir string, files []string) error {
+	path := filepath.Join(f.StateDir(stateDir), comparedFile)
+	var c compared
+	data, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(data, &c) != nil {
+		return nil // nothing remembered: everything is compared next time
+	}
+	for _, file := range files {
+		delete(c.Hashes, strings.TrimPrefix(file, DirName+"/"))
+	}
+	return f.remember(path, c, "", false, false)
 }

@@ -10,8 +10,8 @@ import (
 
 // TestOverlapsFindsThePersonsRepeatOnce: a person's fact saying the team's
 // rule in other words is found; one of another project and an unrelated one
-// are not; a second look at the same folder compares
-// nothing, and a team fact that arrives later is compared then.
+// are not; a second look at the same folder compares nothing but what
+// CompareAgain names, and a team fact that arrives later is compared then.
 func TestOverlapsFindsThePersonsRepeatOnce(t *testing.T) {
 	ctx := context.Background()
 	f := newProject(t, map[string]string{"project-tests-need-make.md": testsRule})
@@ -27,6 +27,12 @@ func TestOverlapsFindsThePersonsRepeatOnce(t *testing.T) {
 	}
 	if got, err := f.Overlaps(ctx, stateDir, mine); err != nil || len(got) != 0 {
 		t.Fatalf("Overlaps again = %+v, %v; want nothing: that fact was compared", got, err)
+	}
+	if err := f.CompareAgain(stateDir, []string{".memory/project-tests-need-make.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.Overlaps(ctx, stateDir, mine); err != nil || len(got) != 1 {
+		t.Fatalf("Overlaps after CompareAgain = %+v, %v; want it found again", got, err)
 	}
 	write(t, filepath.Join(mine, "user-tea.md"), memtest.Fact("user", "tea", "Drinks green tea after lunch", "Sencha."))
 	write(t, filepath.Join(f.Dir, "user-tea-time.md"), memtest.Fact("user", "tea-time", "The team drinks green tea after lunch", "Sencha, always."))
