@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -205,43 +204,19 @@ func teamSearch(ctx context.Context, f *folder, q search.Query) []hitJSON {
 }
 
 // teamOverlaps proposes superseding each of the person's facts that says
-// what a team fact of tf says (team.Folder.Overlaps): one review item
-// each, said on out. open gives the writer, asked only when there is one.
-// Failures are said on out: the session or the review goes on.
+// what a team fact of tf says (team.Folder.ProposeSupersessions), and says
+// so on out. open gives the writer, asked only when there is one. Failures
+// are said on out: the session or the review goes on.
 func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, memoryDir string, open func() (*facts.Writer, error)) {
 	if stateDir == "" {
 		return
 	}
-	ovs, err := tf.Overlaps(ctx, stateDir, memoryDir)
+	notes, err := tf.ProposeSupersessions(ctx, stateDir, memoryDir, open)
+	for _, n := range notes {
+		fmt.Fprintf(out, "memoryd: %s\n", n)
+	}
 	if err != nil {
-		fmt.Fprintf(out, "memoryd: your facts cannot be compared with the team's in %s (%v)\n", tf.Dir, err)
-	}
-	if len(ovs) == 0 {
-		return
-	}
-	var again []string // compared next time: their proposal was not written
-	defer func() {
-		if len(again) > 0 {
-			tf.CompareAgain(stateDir, again) // failing, the overlap waits for the team fact's next change
-		}
-	}()
-	w, err := open()
-	if err != nil {
-		fmt.Fprintf(out, "memoryd: your facts that the team's repeat cannot be proposed for review (%v)\n", err)
-		for _, o := range ovs {
-			again = append(again, o.Team)
-		}
-		return
-	}
-	for _, o := range ovs {
-		_, err := w.ProposeSupersede(ctx, o.Personal, o.Team)
-		switch {
-		case err == nil:
-			fmt.Fprintf(out, "memoryd: your %s says what the team's %s says: superseding it waits for your review (memoryd review)\n", o.Personal, o.Team)
-		case !errors.Is(err, facts.ErrExists) && !errors.Is(err, facts.ErrSuperseded) && !errors.Is(err, facts.ErrReadonly):
-			fmt.Fprintf(out, "memoryd: propose superseding %s: %v\n", o.Personal, err)
-			again = append(again, o.Team)
-		}
+		fmt.Fprintf(out, "memoryd: the team memory in %s: %v\n", tf.Dir, err)
 	}
 }
 
