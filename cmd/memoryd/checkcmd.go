@@ -75,7 +75,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	out := o.check(snap)
+	out := teamCheck(o.check(snap), workDir(), o.typ)
 	if o.json {
 		if err := writeJSON(e.stdout, out); err != nil {
 			return err
@@ -119,6 +119,12 @@ func printCheck(e env, out checkJSON) {
 	if len(out.Unchecked) > 0 {
 		fmt.Fprintf(e.stdout, "%d facts cite files of a project not found from here (run memoryd check in a checkout of it): %s\n",
 			len(out.Unchecked), joinShort(out.Unchecked))
+	}
+	for _, s := range out.Stale {
+		if s.Project == "team" {
+			fmt.Fprintln(e.stdout, "a team fact (.memory/) is fixed in the project: edit its file and commit it with your change (memoryd why NAME says who added it)")
+			break
+		}
 	}
 	switch n := len(out.Stale); {
 	case n > 0:

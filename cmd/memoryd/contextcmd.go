@@ -71,7 +71,7 @@ func runContext(ctx context.Context, o *contextOptions) error {
 	text = cite.MarkLines(text, func(file string) string {
 		return cite.Marker(chk.File(cfg.MemoryDir, file).Changes)
 	})
-	text = append(text, teamSection(ctx, e, cfg.MemoryDir, dir, b)...)
+	text = append(text, teamSection(ctx, e, o.global, cfg.MemoryDir, dir, b)...)
 	if o.json {
 		return writeJSON(e.stdout, map[string]string{"project": slug, "text": string(text)})
 	}

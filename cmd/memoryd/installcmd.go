@@ -16,6 +16,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/team"
 )
 
 type installFlags struct {
@@ -169,7 +170,7 @@ func runInstall(ctx context.Context, fl *installFlags) error {
 	switch {
 	case errors.Is(err, install.ErrNoUserManager):
 		// Every other step is done: memoryd runs as memoryd start runs it.
-		return startWithoutManager(e, o)
+		err = startWithoutManager(e, o)
 	case err != nil:
 		return err
 	case r.Changed():
@@ -178,7 +179,10 @@ func runInstall(ctx context.Context, fl *installFlags) error {
 	default:
 		fmt.Fprintln(e.stdout, "memoryd is already installed; nothing changed")
 	}
-	return nil
+	if err == nil {
+		fmt.Fprint(e.stdout, team.LoadAdvice(workDir()))
+	}
+	return err
 }
 
 func runUninstall(ctx context.Context, a *app) error {

@@ -142,6 +142,7 @@ func reviewTeam(ctx context.Context, out io.Writer, f *folder, w *facts.Writer, 
 	}
 	fmt.Fprintf(out, "accepted %s into the team memory of %s: %s\n", m.File, tf.Slug, filepath.Join(root, wrote))
 	fmt.Fprintf(out, "memoryd committed nothing in %s: commit it with your change (git add %s %s/%s)\n", root, wrote, team.DirName, index.IndexFile)
+	teamOverlaps(ctx, out, tf, f.stateDir, f.dir, func() (*facts.Writer, error) { return w, nil })
 	return true, nil
 }
 

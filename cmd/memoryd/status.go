@@ -123,6 +123,7 @@ func buildStatus(ctx context.Context, f *folder, svc serviceInfo) statusReport {
 	r.Problems = append(r.Problems, r.readCompaction(f)...)
 	r.Problems = append(r.Problems, r.readTokens(f, time.Now())...)
 	r.Problems = append(r.Problems, heldProblems(f)...)
+	r.Problems = append(r.Problems, teamHeldProblems(f, workDir())...)
 	r.Unused = unusedProposal(f, time.Now())
 	// A running daemon's own word on sync counts over the configuration
 	// this command read (its environment may differ).

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/memoryd/memoryd/internal/cite"
+	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
@@ -56,13 +58,20 @@ func teamAuthors(ctx context.Context, stderr io.Writer, tf team.Folder, stateDir
 // teamSection is the team's part of `memoryd context` in dir, nil when
 // dir's project has no team memory: its index within its own budget b,
 // less what the gate holds (with the reason), each line with its byline
-// and, when its cited files changed, the stale note.
-func teamSection(ctx context.Context, e env, memoryDir, dir string, b index.Budget) []byte {
+// and, when its cited files changed, the stale note. A team fact that
+// arrived since the last session start and says what one of the person's
+// facts says proposes superseding theirs (teamOverlaps).
+func teamSection(ctx context.Context, e env, g globalFlags, memoryDir, dir string, b index.Budget) []byte {
 	tf, ok := team.Find(dir)
 	if !ok {
 		return nil
 	}
+	tf = tf.Once() // one stat of its files for the section and the comparison
 	sd := stateDirOf(e, memoryDir)
+	defer teamOverlaps(ctx, e.stderr, tf, sd, memoryDir, func() (*facts.Writer, error) {
+		_, w, err := factWriter(e, g)
+		return w, err
+	})
 	text, err := teamContext(ctx, e.stderr, tf, sd, dir, b)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "memoryd: the team memory in %s cannot be read (%v)\n", tf.Dir, err)
@@ -190,6 +199,78 @@ func teamSearch(ctx context.Context, f *folder, q search.Query) []hitJSON {
 		st := stalenessOf(tf.CheckCites(chk, h.File))
 		h.File, h.Project = teamFile(h.File), "team"
 		out = append(out, hitJSON{Hit: h, staleness: st, Team: team.Byline(a, ok)})
+	}
+	return out
+}
+
+// teamOverlaps proposes superseding each of the person's facts that says
+// what a team fact of tf says (team.Folder.ProposeSupersessions), and says
+// so on out. open gives the writer, asked only when there is one. Failures
+// are said on out: the session or the review goes on.
+func teamOverlaps(ctx context.Context, out io.Writer, tf team.Folder, stateDir, memoryDir string, open func() (*facts.Writer, error)) {
+	if stateDir == "" {
+		return
+	}
+	notes, err := tf.ProposeSupersessions(ctx, stateDir, memoryDir, open)
+	for _, n := range notes {
+		fmt.Fprintf(out, "memoryd: %s\n", n)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "memoryd: the team memory in %s: %v\n", tf.Dir, err)
+	}
+}
+
+// extractionTeam is extractor.Options.Team: the team memory of a session's
+// project when it has one (found as a session start finds it), nil else.
+func extractionTeam(stateDir string) func(dir string) *extractor.Team {
+	return func(dir string) *extractor.Team {
+		tf, ok := team.Find(dir)
+		if !ok {
+			return nil
+		}
+		return &extractor.Team{Mark: func(data []byte) []byte { return team.Mark(data, tf.Root) },
+			Duplicate: func(ctx context.Context, name, description, body string) (string, error) {
+				return tf.Duplicate(ctx, stateDir, name, description, body)
+			}}
+	}
+}
+
+// teamCheck adds to out the team facts of dir's project whose cited files
+// changed (memoryd check), named .memory/x.md, project "team".
+func teamCheck(out checkJSON, dir, typ string) checkJSON {
+	tf, ok := team.Find(dir)
+	if !ok {
+		return out
+	}
+	stale, n, err := tf.Stale(cite.NewChecker(dir), typ)
+	if err != nil {
+		out.Unchecked = append(out.Unchecked, tf.Dir+" ("+err.Error()+")")
+		return out
+	}
+	out.Checked += n
+	for _, s := range stale {
+		out.Stale = append(out.Stale, staleJSON{File: teamFile(s.File), Project: "team", Root: s.Result.Root,
+			Marker: cite.Marker(s.Result.Changes), Changes: s.Result.Changes})
+	}
+	return out
+}
+
+// teamHeld is each team fact of dir's project the gate holds from agents
+// in this checkout, "file: reason" (status, doctor).
+func teamHeld(f *folder, dir string) []string {
+	tf, ok := team.Find(dir)
+	if !ok {
+		return nil
+	}
+	held, _ := tf.Held(f.gate().PlantedHeld) // an unreadable folder is said where it is read
+	return held
+}
+
+// teamHeldProblems is teamHeld as status's problems.
+func teamHeldProblems(f *folder, dir string) []string {
+	var out []string
+	for _, h := range teamHeld(f, dir) {
+		out = append(out, "the team's "+h+" — held from your agents in this checkout; read it, and fix it with your team in a commit to the project")
 	}
 	return out
 }

@@ -310,5 +310,6 @@ func newExtractor(f *folder, c llm.Completer, srcs *transcript.Sources, who stri
 		Since:    since,
 		Exclude:  extractor.SplitExclude(f.cfg.Extract.Exclude, home),
 		Hold:     f.extractionHold(),
+		Team:     extractionTeam(f.stateDir),
 	}, extractor.Deps{LLM: c, Repo: repo, Sources: srcs})
 }

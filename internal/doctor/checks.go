@@ -148,6 +148,12 @@ func (d *doctor) held(snap index.Snapshot) {
 	if len(held) == 0 {
 		d.ok("held from agents", "no fact is held from agents")
 	}
+	if d.o.TeamHeld == nil {
+		return
+	}
+	for _, h := range d.o.TeamHeld() {
+		d.bad("team facts held", "the team's "+h, "read it; fix it with your team in a commit to the project (memoryd why NAME says who added it)")
+	}
 }
 
 // secrets names every file the next commit would keep out — a secret in

@@ -77,6 +77,10 @@ type Options struct {
 	// out holds from agents until a person confirms them, one sentence
 	// each with the way out.
 	Held func(index.Snapshot) []string
+	// TeamHeld, when set, names the team facts of the working directory's
+	// project (its .memory/) the gate holds from agents in this checkout,
+	// "file: reason" each.
+	TeamHeld func() []string
 }
 
 // Run runs every check and returns the findings in order.

@@ -25,6 +25,9 @@ type Proposal struct {
 	// Supersedes names an existing memory (file or name) that a created
 	// fact makes untrue: it is kept, marked superseded, out of the index.
 	Supersedes string `json:"supersedes,omitempty"`
+	// Scope "team" marks a created fact about the repository for the
+	// project's team memory (offered only in a project that has one).
+	Scope string `json:"scope,omitempty"`
 }
 
 // maxCites is the most cited paths read from one proposal.
@@ -102,7 +105,7 @@ func proposal(raw json.RawMessage) Proposal {
 	return Proposal{Action: s("action", false, 40), Type: s("type", false, 40), Name: s("name", false, 200),
 		Description: s("description", false, 2000), Body: s("body", true, 4*maxBody), File: file,
 		Project: s("project", false, 80), Cites: citesOf(m["cites"]),
-		Supersedes: s("supersedes", false, 200)}
+		Supersedes: s("supersedes", false, 200), Scope: s("scope", false, 20)}
 }
 
 // citesOf reads a proposal's "cites": a list of strings (or one string),

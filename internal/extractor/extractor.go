@@ -98,6 +98,11 @@ type Options struct {
 	// facts the gate on the way out holds from a model
 	// (folder.Gate.Holds(folder.RoadExtraction)).
 	Hold func(*index.Memory) bool
+	// Team, when set, is the team memory of a session's working
+	// directory, nil when its project has none: there the model may mark
+	// a fact about the repository for the team, and it becomes a proposal
+	// in the inbox (toTeam). Extraction never writes a team's folder.
+	Team func(dir string) *Team
 }
 
 // Deps are what an Extractor talks to.
@@ -235,10 +240,12 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		shown = snap.Without(x.opts.Hold)
 	}
 	mem := buildContext(shown.Memories, tr.text, x.opts.MaxContext)
+	dir := x.project(ctx, source, id)
+	tm := x.team(dir)
 	req := llm.Request{
 		Task: "extract", Model: x.opts.Model, JSON: true,
 		System: systemPrompt(protocol.Load(x.dir)),
-		Prompt: userPrompt(x.project(ctx, source, id), mem, tr, b.total),
+		Prompt: userPrompt(dir, tm != nil, mem, tr, b.total),
 	}
 	res.Sent = tr.shown
 	resp, err := x.deps.LLM.Complete(ctx, req)
@@ -250,8 +257,13 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	if err != nil {
 		return res, err
 	}
+	for i := range props {
+		if tm == nil {
+			props[i].Scope = "" // no team here: the fact is the person's
+		}
+	}
 	res.Changes, res.Rejected = plan(props, snap, mem.shown)
-	stamp(res.Changes, source, id, x.project(ctx, source, id), b.msgs, time.Now())
+	stamp(res.Changes, source, id, dir, b.msgs, time.Now())
 	if len(res.Rejected) > 0 {
 		x.log.Info("proposals not written", "session", key, "rejected", len(res.Rejected))
 	}
@@ -262,6 +274,11 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		return res, err
 	}
 	x.toInbox(snap, &res)
+	if tm != nil {
+		if err := toTeam(ctx, tm, snap, &res); err != nil {
+			return res, err
+		}
+	}
 	supersessions(&res)
 	if dry {
 		return res, nil
@@ -336,8 +353,8 @@ func (x *Extractor) keepHandLines(ctx context.Context, snap index.Snapshot, res 
 func (x *Extractor) toInbox(snap index.Snapshot, res *Result) {
 	kept := res.Changes[:0:0]
 	for _, c := range res.Changes {
-		if c.Action == "supersede" {
-			kept = append(kept, c) // follows its successor (supersessions)
+		if c.Action == "supersede" || c.team {
+			kept = append(kept, c) // follows its successor (supersessions), or goes to the team's review (toTeam)
 			continue
 		}
 		m, err := c.fact()
@@ -419,6 +436,15 @@ func (x *Extractor) readSession(ctx context.Context, source, id string, dry bool
 		return batch{}, fmt.Errorf("read session %s: %w", key, err)
 	}
 	return b, nil
+}
+
+// team is the team memory of the session's working directory dir, nil
+// for none.
+func (x *Extractor) team(dir string) *Team {
+	if x.opts.Team == nil || dir == "" {
+		return nil
+	}
+	return x.opts.Team(dir)
 }
 
 // project is the working directory of a session, from the listings seen so

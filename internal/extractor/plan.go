@@ -27,6 +27,7 @@ type Change struct {
 	cites  []string // the paths the model said the fact rests on, unchecked (stamp records those that exist)
 	review string   // why the change goes to the inbox instead ("" when it does not)
 	by     string   // supersede: the created fact that replaces File
+	team   bool     // a create the model marked for the team memory (toTeam)
 	// mem is Data parsed, once a step of the pass asked for it (fact);
 	// memErr is why Data does not parse.
 	mem    *index.Memory
@@ -147,6 +148,9 @@ func (p *planner) add(prop Proposal) string {
 	// send secrets away is saved for a person to look at, never as a fact
 	// the agent obeys (and supersedes nothing until it is accepted).
 	risk := folder.PlantedInstruction(prop.Name + "\n" + desc + "\n" + body)
+	if prop.isTeam() {
+		return p.forTeam(action, typ, name, desc, body, prop.Cites, risk)
+	}
 	if prop.Supersedes != "" && action == "create" && risk == "" {
 		return p.superseding(prop, typ, name, desc, body)
 	}
@@ -163,6 +167,27 @@ func (p *planner) add(prop Proposal) string {
 		p.changes[n].review = risk
 	}
 	return reason
+}
+
+// forTeam plans a fact the model marked for the team memory: always a new
+// fact (the team's facts are not the person's to update), whatever the
+// person's memory holds; toTeam makes it a proposal.
+func (p *planner) forTeam(action, typ, name, desc, body string, cites []string, risk string) string {
+	file := typ + "-" + name + ".md"
+	switch {
+	case action != "create":
+		return "a team fact is only proposed, never updated by extraction"
+	case !slices.Contains(index.Types, typ) || typ == "user":
+		return "not a team fact's type: " + clip(typ, 40)
+	case !index.IsMemory(file):
+		return "not a memory file name: " + file
+	case p.planned[file]:
+		return "proposed twice: " + file
+	}
+	m := index.NewMemory(typ, name, desc, body)
+	p.planned[file] = true
+	p.changes = append(p.changes, Change{File: file, Action: "create", Data: m.Format(), cites: cites, team: true, review: risk})
+	return ""
 }
 
 // superseding plans a created fact that supersedes an existing one: the

@@ -138,7 +138,7 @@ func overlap(set map[string]bool, s string) int {
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // userPrompt is the project, the existing memories and the new messages.
-func userPrompt(project string, mem memoryContext, tr rendered, total int) string {
+func userPrompt(project string, team bool, mem memoryContext, tr rendered, total int) string {
 	var b strings.Builder
 	if project == "" {
 		project = "unknown"
@@ -148,6 +148,9 @@ func userPrompt(project string, mem memoryContext, tr rendered, total int) strin
 		slug = projectSlug(project)
 	}
 	fmt.Fprintf(&b, "The session ran in the project directory %s (project slug: %s).\n\n", project, slug)
+	if team {
+		b.WriteString(teamNote)
+	}
 	b.WriteString(mem.text)
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "New messages in the session since the last extraction (%d shown of %d):\n\n<transcript>\n", tr.shown, total)

@@ -433,8 +433,11 @@ func (w *Writer) message(d Done) commitmsg.Message {
 	kind := map[string]commitmsg.Kind{"created": commitmsg.KindAdd, "replaced": commitmsg.KindReplace,
 		"edited": commitmsg.KindEdit, "forgot": commitmsg.KindForget, "confirmed": commitmsg.KindConfirm}[d.Action]
 	m := commitmsg.Message{Subject: fmt.Sprintf("memory: %s %s (%s)", kind, d.File, w.opts.Who), Kind: kind, Writer: w.writer()}
-	if d.Action == "proposed" { // ProposeTeam: a new inbox file
+	switch d.Action {
+	case "proposed": // ProposeTeam: a new inbox file
 		m.Subject, m.Kind = fmt.Sprintf("memory: propose %s for the team memory (%s)", d.File, w.opts.Who), commitmsg.KindAdd
+	case "proposed superseding": // ProposeSupersede
+		m.Subject, m.Kind = fmt.Sprintf("memory: propose superseding %s (%s)", index.InboxTarget(d.File), w.opts.Who), commitmsg.KindAdd
 	}
 	if d.reason != "" {
 		m.Body = "Reason: " + d.reason

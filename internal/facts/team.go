@@ -92,3 +92,28 @@ func (w *Writer) TeamAccepted(ctx context.Context, name, where string) (Done, er
 // FindInbox is the inbox proposal name (its file, with or without
 // "_inbox/", or its name).
 func FindInbox(snap index.Snapshot, name string) (*index.Memory, error) { return findInbox(snap, name) }
+
+// ProposeSupersede puts in the review inbox the person's fact file marked
+// as superseded by the team's fact team (".memory/x.md"), because the two
+// say the same thing: accepting it supersedes the person's fact (it stays,
+// as every superseded fact does), rejecting it keeps it. Nothing is changed
+// without the person's review. ErrExists when a proposal for file already
+// waits; ErrSuperseded when file is superseded; ErrReadonly when it is
+// readonly.
+func (w *Writer) ProposeSupersede(ctx context.Context, file, team string) (Done, error) {
+	return w.locked(ctx, func(snap index.Snapshot) (Done, []byte, string, error) {
+		cur := ByFile(snap, file)
+		switch {
+		case cur == nil:
+			return Done{}, nil, "", fmt.Errorf("%s: %w", file, ErrNotFound)
+		case cur.Superseded():
+			return Done{}, nil, "", fmt.Errorf("%s %w by %s", file, ErrSuperseded, cur.SupersededBy)
+		case cur.Readonly:
+			return Done{}, nil, "", fmt.Errorf("%s %w", file, ErrReadonly)
+		case ByFile(snap, index.InboxFile(file, 1)) != nil:
+			return Done{}, nil, "", fmt.Errorf("a proposal for %s %w in the inbox", file, ErrExists)
+		}
+		d := Done{File: index.InboxFile(file, 1), Action: "proposed superseding", reason: "it says what the team's " + team + " says"}
+		return d, MarkSuperseded(cur, team, w.today()), "", nil
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/atomicfile"
@@ -61,24 +62,60 @@ func (f Folder) CachedContext(cacheDir, extra string, b index.Budget, hold func(
 // fingerprint is a hash of the folder's files as stat sees them and of
 // extra; ok is false when it cannot stand for the folder's content.
 func (f Folder) fingerprint(extra string) (key string, ok bool) {
-	entries, err := os.ReadDir(f.Dir)
-	if err != nil {
+	var files []byte
+	if f.look != nil {
+		f.look.once.Do(func() { f.look.files, f.look.ok = f.statFiles() })
+		files, ok = f.look.files, f.look.ok
+	} else {
+		files, ok = f.statFiles()
+	}
+	if !ok {
 		return "", false
 	}
 	h := sha256.New()
 	h.Write([]byte(extra))
+	h.Write(files)
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// look is what one look at the folder read, shared by the copies of a
+// Folder that Once made.
+type look struct {
+	once  sync.Once
+	files []byte
+	ok    bool
+}
+
+// Once is f reading its files' stat at most once, for the several things
+// one session start asks of the folder (its section, the comparison with
+// the person's facts): a process that looks again later takes a new
+// Folder (Find, At).
+func (f Folder) Once() Folder {
+	f.look = &look{}
+	return f
+}
+
+// statFiles is the digest of the folder's files as stat sees them (names,
+// sizes, times, modes); ok is false when it cannot stand for their
+// content: a subfolder, or a file changed within racyWindow.
+func (f Folder) statFiles() ([]byte, bool) {
+	entries, err := os.ReadDir(f.Dir)
+	if err != nil {
+		return nil, false
+	}
+	h := sha256.New()
 	recent := time.Now().Add(-racyWindow).UnixNano()
 	buf := make([]byte, 0, 128)
 	for _, e := range entries {
 		if e.IsDir() && !index.IgnoredDir(e.Name()) {
-			return "", false
+			return nil, false
 		}
 		if !index.IsMemory(e.Name()) {
 			continue
 		}
 		fi, err := e.Info()
 		if err != nil || fi.ModTime().UnixNano() > recent {
-			return "", false
+			return nil, false
 		}
 		buf = append(append(buf[:0], 0), e.Name()...)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(fi.Size()))
@@ -86,5 +123,5 @@ func (f Folder) fingerprint(extra string) (key string, ok bool) {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(fi.Mode()))
 		h.Write(buf)
 	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	return h.Sum(nil), true
 }

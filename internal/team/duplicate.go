@@ -15,11 +15,8 @@ import (
 const sameRule = 0.5
 
 // Duplicate is the file of the team fact that a fact with this name,
-// description and body would repeat: the same name, the same text once
-// case, spacing and punctuation are set aside (index.Canonical), or the
-// same content in other words — among the facts search ranks first for
-// its words, one that shares at least half of its word stems. "" for none.
-// A folder that does not exist yet has no duplicates.
+// description and body would repeat (see SameIn), "" for none. A folder
+// that does not exist yet has no duplicates.
 func (f Folder) Duplicate(ctx context.Context, stateDir, name, description, body string) (string, error) {
 	if !f.Exists() {
 		return "", nil
@@ -28,15 +25,29 @@ func (f Folder) Duplicate(ctx context.Context, stateDir, name, description, body
 	if err != nil {
 		return "", err
 	}
+	return SameIn(ctx, f.StateDir(stateDir), f.Dir, snap, nil, name, description, body)
+}
+
+// SameIn is the file of the fact of dir (snap, its facts; keep, when not
+// nil, the ones that count) that a fact with this name, description and
+// body says again: the same name, the same text once case, spacing and
+// punctuation are set aside (index.Canonical), or the same content in
+// other words — among the facts search (its index kept in searchState)
+// ranks first for its words, one that shares at least half of its word
+// stems. "" for none.
+func SameIn(ctx context.Context, searchState, dir string, snap index.Snapshot, keep func(*index.Memory) bool, name, description, body string) (string, error) {
 	cd, cb := index.Canonical(description), index.Canonical(body)
 	byFile := map[string]*index.Memory{}
 	for _, m := range snap.Memories {
+		if keep != nil && !keep(m) {
+			continue
+		}
 		if m.Name == name || index.Canonical(m.Description) == cd || index.Canonical(m.Body) == cb {
 			return m.File, nil
 		}
 		byFile[m.File] = m
 	}
-	hits, err := search.Find(ctx, f.StateDir(stateDir), f.Dir, search.Query{Words: description + " " + body, All: true, Limit: 5})
+	hits, err := search.Find(ctx, searchState, dir, search.Query{Words: description + " " + body, All: true, Limit: 5})
 	if errors.Is(err, search.ErrNoWords) {
 		return "", nil
 	}

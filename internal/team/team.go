@@ -36,6 +36,7 @@ type Folder struct {
 	Root string // the project's root: the top of its git repository
 	Dir  string // Root/.memory
 	Slug string // the project's slug (project.Slug), or "team" when it has none
+	look *look  // set by Once: the folder's stat, read once
 }
 
 // At is the team folder of the project whose root is root, whether or
