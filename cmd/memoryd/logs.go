@@ -45,12 +45,12 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 		return usageError{"-n must be a number of lines, 0 or more"}
 	}
 	svc := lookupService(ctx, e)
-	if svc.installed() && svc.err == nil {
-		switch svc.st.Platform {
+	if svc.Installed() && svc.Err == nil {
+		switch svc.Status.Platform {
 		case "systemd":
 			return journal(ctx, e, n, follow)
 		case "launchd":
-			path := filepath.Join(svc.opts.Spec().LogDir, install.LogFile)
+			path := filepath.Join(svc.Options.Spec().LogDir, install.LogFile)
 			return showLog(ctx, e, path, n, follow, func() error {
 				return fmt.Errorf("no log yet at %s: the service has not written any (see 'memoryd status')", path)
 			})
@@ -64,8 +64,8 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	path := filepath.Join(f.stateDir, state.LogFile)
 	return showLog(ctx, e, path, n, follow, func() error {
 		how := "start it with: " + runLine(f) + " (or 'memoryd install' to run it as a service)"
-		if svc.installed() {
-			how = "the service is installed but its manager cannot be reached from here: " + svc.err.Error() + "; start it by hand with: " + runLine(f)
+		if svc.Installed() {
+			how = "the service is installed but its manager cannot be reached from here: " + svc.Err.Error() + "; start it by hand with: " + runLine(f)
 		}
 		return fmt.Errorf("no log yet: no daemon has run for %s; %s", f.dir, how)
 	})

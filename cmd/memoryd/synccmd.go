@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/gitsync"
 )
 
@@ -131,34 +130,4 @@ func commits(n int) string {
 		return "1 commit"
 	}
 	return fmt.Sprintf("%d commits", n)
-}
-
-// printSyncStatus is status's sync line.
-func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
-	remote := s.Remote
-	if remote == "" {
-		remote = "the remote"
-	}
-	fmt.Fprintf(w, "sync           %s: %d ahead, %d behind", remote, s.Ahead, s.Behind)
-	switch {
-	case s.Paused != "":
-		fmt.Fprint(w, ", paused")
-	case !s.OfflineSince.IsZero():
-		fmt.Fprintf(w, ", offline since %s", relTime(s.OfflineSince, now))
-	}
-	fmt.Fprintf(w, ", last sync %s", relTime(s.LastSyncAt, now))
-	if n := len(s.Review); n > 0 {
-		fmt.Fprintf(w, ", %d for review", n)
-	}
-	printSyncNext(w, s, now)
-	fmt.Fprintln(w)
-}
-
-// syncOnFix is how to turn sync on, in status's words.
-func syncOnFix(cfgPath string) string {
-	where := "the config file"
-	if cfgPath != "" {
-		where = cfgPath
-	}
-	return "to sync the memory through it, memoryd install --sync (or set sync.enabled: true in " + where + "), then memoryd restart"
 }
