@@ -27,7 +27,7 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
-	log    *commandLog // where log records go; nil: standard error
+	log    *logfile.Command // where log records go; nil: standard error
 }
 
 // globalFlags are the flags every command takes.
@@ -143,4 +143,13 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	l.UnmarshalText([]byte(level))
 	return slog.New(logfile.Dedupe(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
+}
+
+// logWriter is where e's loggers write: the command log when the command
+// line set one up, else standard error.
+func (e env) logWriter() io.Writer {
+	if e.log != nil {
+		return e.log
+	}
+	return e.stderr
 }

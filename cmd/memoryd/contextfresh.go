@@ -48,7 +48,7 @@ func freshenForSession(e env, g globalFlags, cfg config.Config, now time.Time) {
 	}
 	start := time.Now()
 	_, ok := nudgeDaemon(sd, cfg.MemoryDir, true, freshWait)
-	e.log.attach(sd)
+	e.log.Attach(sd)
 	log := newLogger(e.logWriter(), cfg.LogLevel).With("component", "context")
 	if !ok {
 		log.Warn("the sync round asked for at session start did not finish in time; the session gets what the folder holds",

@@ -56,7 +56,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 			})
 		}
 	}
-	e.log.keepOutOfFile()
+	e.log.KeepOutOfFile()
 	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
