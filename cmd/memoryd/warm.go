@@ -19,18 +19,7 @@ import (
 // warmServer is the daemon's answering of searches from x, its search
 // index: the daemon syncs x through it and runs it.
 func warmServer(f *folder, x *search.Index) *warm.Server {
-	return warm.New(warm.Options{StateDir: f.stateDir, MemoryDir: f.dir, Version: warmVersion(), Logger: f.log}, x)
-}
-
-// warmVersion names this build for the warm socket: a daemon of another
-// build (an upgrade not yet restarted) is not asked.
-func warmVersion() string {
-	b := readBuildInfo()
-	v := b.version + " " + b.commit
-	if b.modified {
-		v += " modified"
-	}
-	return v
+	return warm.New(warm.Options{StateDir: f.stateDir, MemoryDir: f.dir, Version: build().Build(), Logger: f.log}, x)
 }
 
 // askWarm asks the running daemon for q's hits. ok is false when there is
@@ -39,7 +28,7 @@ func warmVersion() string {
 // daemon at all (no socket, nobody listening) is the usual case and says
 // nothing, so that a hook prints nothing on its standard error.
 func askWarm(ctx context.Context, f *folder, q search.Query) (hits []search.Hit, ok bool, err error) {
-	hits, err = warm.Ask(ctx, f.stateDir, f.dir, warmVersion(), q)
+	hits, err = warm.Ask(ctx, f.stateDir, f.dir, build().Build(), q)
 	if errors.Is(err, warm.ErrUnavailable) {
 		if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
 			f.log.Debug("searching without the daemon", "why", err)
