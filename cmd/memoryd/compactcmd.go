@@ -84,7 +84,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		}
 	}
 	if o.json {
-		if werr := writeJSON(e.stdout, newCompactJSON(dry, res, err)); werr != nil {
+		if werr := writeJSON(e.stdout, compactor.NewReport(dry, res, err)); werr != nil {
 			return werr
 		}
 	}
