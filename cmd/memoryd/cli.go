@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/logfile"
+	"github.com/memoryd/memoryd/internal/plain"
 )
 
 // Exit statuses.
@@ -61,7 +62,7 @@ func (x exitError) Error() string { return x.msg }
 // failureText is err's text without a leading "CMD: " (or "memoryd CMD: "),
 // which errors from below often carry and run already prints.
 func failureText(name string, err error) string {
-	msg := plainText(err.Error())
+	msg := plain.Text(err.Error())
 	for {
 		trimmed := strings.TrimPrefix(strings.TrimPrefix(msg, "memoryd "+name+": "), name+": ")
 		if trimmed == msg {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/compactor"
 	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/plain"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/undo"
 )
@@ -145,7 +146,7 @@ func compactError(err error) error {
 
 // printResult tells the user what a pass did, or would do.
 func printResult(w io.Writer, res *compactor.Result, err error) {
-	w = plainWriter{w} // it quotes the model and the files
+	w = plain.Writer{W: w} // it quotes the model and the files
 	if res == nil {
 		return
 	}

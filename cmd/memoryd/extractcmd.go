@@ -13,6 +13,7 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
+	"github.com/memoryd/memoryd/internal/plain"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
 )
@@ -155,7 +156,7 @@ func summarizeExtraction(w io.Writer, stateDir string, passes, written, tokens i
 
 // printOutcome prints one session's pass and reports false when it failed.
 func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry, only bool) bool {
-	w = plainWriter{w} // it quotes the model and the files
+	w = plain.Writer{W: w} // it quotes the model and the files
 	switch {
 	case errors.Is(err, transcript.ErrSessionGone):
 		fmt.Fprintf(w, "%s: the session no longer exists; its watermark is forgotten\n", key)
@@ -173,7 +174,7 @@ func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry,
 }
 
 func printExtraction(w io.Writer, key string, res extractor.Result, dry bool) {
-	w = plainWriter{w} // it quotes the model and the files
+	w = plain.Writer{W: w} // it quotes the model and the files
 	fmt.Fprintf(w, "%s: %d new message(s), %d sent", key, res.Messages, res.Sent)
 	if res.Redacted > 0 {
 		fmt.Fprintf(w, ", %d secret(s) redacted", res.Redacted)

@@ -20,6 +20,7 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/logfile"
+	"github.com/memoryd/memoryd/internal/plain"
 	"github.com/memoryd/memoryd/internal/project"
 	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
@@ -244,7 +245,7 @@ func recallOutput(format, event, text string) (string, error) {
 	// The OpenCode plugin reads the text, a person may run recall in a
 	// terminal, and a model reads both forms: no control byte of a fact's
 	// text reaches any of them.
-	text = plainText(text)
+	text = plain.Text(text)
 	if format == "auto" {
 		format = "text"
 		if event != "" {
