@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"syscall"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
-	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/warm"
 )
 
@@ -47,20 +43,4 @@ func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(er
 	}
 	q.Embedder = embedder(f)
 	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
-}
-
-// writeSessions writes recall's record of what each session was given. It
-// is not synced to disk: a crash that loses it only lets a fact be given
-// again, while two syncs would cost every prompt that adds a fact
-// milliseconds to tens of milliseconds on a busy disk.
-func writeSessions(stateDir string, s recall.Sessions) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := state.Ensure(stateDir); err != nil {
-		return err
-	}
-	_, err = atomicfile.WriteNoSync(stateDir, recallSessionsFile, append(data, '\n'), 0o600)
-	return err
 }

@@ -9,7 +9,7 @@ func TestText(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain line\n\tindented": "plain line\n\tindented",
 		"\x1b[2Jcleared":         "[2Jcleared",
-		"bell\a and \u009bcsi":     "bell and csi",
+		"bell\a and \u009bcsi":   "bell and csi",
 		"\x1b]0;title\x07done":   "]0;titledone",
 		"ünïcode stays":          "ünïcode stays",
 	} {
