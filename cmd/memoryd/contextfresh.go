@@ -47,7 +47,7 @@ func freshenForSession(e env, g globalFlags, cfg config.Config, now time.Time) {
 		return
 	}
 	start := time.Now()
-	_, ok := nudgeDaemon(sd, cfg.MemoryDir, true, freshWait)
+	_, ok := daemon.Nudge(sd, cfg.MemoryDir, true, freshWait)
 	e.log.Attach(sd)
 	log := newLogger(e.logWriter(), cfg.LogLevel).With("component", "context")
 	if !ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/gitsync"
 )
 
@@ -57,7 +58,7 @@ func runSync(ctx context.Context, o *syncOptions) error {
 	res, err := takeRemote(ctx, s, o.takeRemote)
 	// The running daemon runs a round after this one, so that its status
 	// says what this round did (memoryd status never contradicts it).
-	nudgeDaemon(f.stateDir, f.dir, true, syncAnswerWait)
+	daemon.Nudge(f.stateDir, f.dir, true, syncAnswerWait)
 	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
