@@ -102,9 +102,9 @@ func runShow(ctx context.Context, o *factOptions) error {
 	chk := cite.NewChecker(workDir())
 	note, data := shownFact(f, m, data)
 	if o.json {
-		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data), note})
+		return writeJSON(e.stdout, showJSON{facts.UsedViewOf(m, uses, chk), string(data), note})
 	}
-	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), supersededLine(m))
+	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), facts.SupersededLine(m))
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}
@@ -118,7 +118,7 @@ func runShow(ctx context.Context, o *factOptions) error {
 // showJSON is what `memoryd show --json` prints: the fact's fields, as
 // list --json gives them, and its file.
 type showJSON struct {
-	usedFactJSON
+	facts.UsedView
 	Content string `json:"content"`
 	// Gate is what the gate on the way out says of the fact: the secret
 	// line it redacts, or that agents do not get it; absent for neither.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/transcript"
 )
@@ -36,7 +37,7 @@ func runWhy(ctx context.Context, o *factOptions) error {
 	if o.json {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
-	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, supersededLine(m))
+	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, facts.SupersededLine(m))
 	if note != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", note)
 	}
@@ -56,7 +57,7 @@ func runWhy(ctx context.Context, o *factOptions) error {
 
 // whyJSON is what `memoryd why --json` prints.
 type whyJSON struct {
-	Fact    factJSON     `json:"fact"`
+	Fact    facts.View   `json:"fact"`
 	Content string       `json:"content"`
 	Sources []sourceJSON `json:"sources"`
 	// Commits touched the file, newest first, following renames; empty,
@@ -91,7 +92,7 @@ type transcriptJSON struct {
 }
 
 func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
-	out := whyJSON{Fact: factOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
+	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
 	for _, s := range m.Sources {
 		out.Sources = append(out.Sources, sourceJSON(s))
 	}
