@@ -76,7 +76,7 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 	var closers []io.Closer
 	o.Dir, o.ConfigPath, o.Repo, o.RepoErr = f.dir, f.cfgPath, f.repo, f.repoErr
 	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
-	o.Held = f.heldFacts
+	o.Held = f.gate().HeldNotes
 	o.Provider = providerName(f)
 	if !opts.fresh {
 		if mc, ok := doctor.LoadModelCheck(f.stateDir, doctor.ModelCheckKey(o.Provider, f.cfg, os.Environ()), time.Now()); ok {

@@ -100,7 +100,7 @@ func runShow(ctx context.Context, o *factOptions) error {
 	}
 	uses := f.uses()
 	chk := cite.NewChecker(workDir())
-	note, data := shownFact(f, m, data)
+	note, data := f.gate().Shown(m, data)
 	if o.json {
 		return writeJSON(e.stdout, showJSON{facts.UsedViewOf(m, uses, chk), string(data), note})
 	}

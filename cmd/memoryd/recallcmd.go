@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/logfile"
@@ -154,7 +153,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	if err != nil {
 		return "", "", err
 	}
-	cands := recallFacts(f, hits, skip, cwd)
+	cands := recall.FromHits(f.gate(), f.dir, hits, skip, cwd)
 	cands = append(cands, teamRecall(ctx, f, cwd, strings.Join(words, " "), skip)...)
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {
@@ -195,32 +194,6 @@ func sessionHas(f *folder, cfg config.Config, slug, session string, projectOnly 
 		given = recall.ReadSessions(f.stateDir)
 	}
 	return func(file string) bool { return loaded[file] || given.Given(session, file) }, nil
-}
-
-// recallFacts reads the hits that skip does not leave out, as recall's
-// candidates, each marked when its cited files changed.
-func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd string) []recall.Fact {
-	var cands []recall.Fact
-	chk := cite.NewChecker(cwd)
-	g := f.gate()
-	for _, h := range hits {
-		if skip(h.File) {
-			continue
-		}
-		data, err := index.ReadPlain(f.dir, h.File)
-		if err != nil {
-			continue // gone since the index saw it
-		}
-		m, err := index.Parse(h.File, data)
-		if err != nil {
-			continue
-		}
-		// The gate on the way out: no secret, no planted instruction.
-		if fact, ok := recallFact(g, m, cite.Marker(chk.Check(m).Changes)); ok {
-			cands = append(cands, fact)
-		}
-	}
-	return cands
 }
 
 // recallOutput is text in the format the hook's caller reads (recall.Output).

@@ -30,7 +30,7 @@ func runStatus(ctx context.Context, o *jsonOptions) error {
 	}
 	now := time.Now()
 	r := status.Build(ctx, status.Input{Folder: f.statusFolder(), Service: lookupService(ctx, e),
-		Held: heldProblems(f), Unused: unusedProposal(f, now)}, now)
+		Held: f.gate().HeldIn(f.dir), Unused: unusedProposal(f, now)}, now)
 	if o.json {
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err

@@ -33,7 +33,7 @@ func runWhy(ctx context.Context, o *factOptions) error {
 	if err != nil {
 		return err
 	}
-	note, data := shownFact(f, m, data) // the gate: a secret line [REDACTED]
+	note, data := f.gate().Shown(m, data) // the gate: a secret line [REDACTED]
 	if o.json {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
