@@ -13,7 +13,6 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/extractor"
 	memfolder "github.com/memoryd/memoryd/internal/folder"
-	"github.com/memoryd/memoryd/internal/plain"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/transcript"
 )
@@ -129,7 +128,7 @@ func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateD
 			if j != nil {
 				j.Add(key, res, err)
 			}
-			return printOutcome(w, key, res, err, dry, len(targets) == 1)
+			return extractor.PrintPass(w, key, res, err, dry, len(targets) == 1)
 		}})
 	prog.clear()
 	summarizeExtraction(w, stateDir, t.Passes, t.Written, t.Tokens, dry)
@@ -152,53 +151,4 @@ func summarizeExtraction(w io.Writer, stateDir string, passes, written, tokens i
 		verb = "would be written (dry run: nothing changed)"
 	}
 	fmt.Fprintf(w, "%d session(s) extracted, %d file(s) %s, %d tokens\n", passes, written, verb, tokens)
-}
-
-// printOutcome prints one session's pass and reports false when it failed.
-func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry, only bool) bool {
-	w = plain.Writer{W: w} // it quotes the model and the files
-	switch {
-	case errors.Is(err, transcript.ErrSessionGone):
-		fmt.Fprintf(w, "%s: the session no longer exists; its watermark is forgotten\n", key)
-	case errors.Is(err, extractor.ErrNothingToDo):
-		if only {
-			fmt.Fprintf(w, "%s: nothing new since the last extraction\n", key)
-		}
-	case err != nil:
-		fmt.Fprintf(w, "%s: failed: %v\n", key, err)
-		return false
-	default:
-		printExtraction(w, key, res, dry)
-	}
-	return true
-}
-
-func printExtraction(w io.Writer, key string, res extractor.Result, dry bool) {
-	w = plain.Writer{W: w} // it quotes the model and the files
-	fmt.Fprintf(w, "%s: %d new message(s), %d sent", key, res.Messages, res.Sent)
-	if res.Redacted > 0 {
-		fmt.Fprintf(w, ", %d secret(s) redacted", res.Redacted)
-	}
-	if res.Withheld > 0 {
-		fmt.Fprintf(w, ", %d withheld as asked", res.Withheld)
-	}
-	if res.Commit != "" {
-		fmt.Fprintf(w, ", commit %.12s", res.Commit)
-	}
-	fmt.Fprintln(w)
-	for _, c := range res.Changes {
-		verb := c.Action + "d"
-		if dry {
-			verb = "would " + c.Action
-		}
-		fmt.Fprintf(w, "  %s %s\n", verb, c.File)
-		if dry {
-			for line := range strings.Lines(string(c.Data)) {
-				fmt.Fprintf(w, "    | %s", line)
-			}
-		}
-	}
-	for _, r := range res.Rejected {
-		fmt.Fprintf(w, "  skipped %q: %s\n", r.Name, r.Reason)
-	}
 }
