@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 func newCmdWhy(a *app) *cobra.Command {
@@ -62,9 +60,9 @@ type whyJSON struct {
 	Sources []sourceJSON `json:"sources"`
 	// Commits touched the file, newest first, following renames; empty,
 	// with CommitsProblem saying why, when there is no repository.
-	Commits        []commitJSON     `json:"commits"`
-	CommitsProblem string           `json:"commitsProblem,omitempty"`
-	Transcripts    []transcriptJSON `json:"transcripts"`
+	Commits        []commitJSON              `json:"commits"`
+	CommitsProblem string                    `json:"commitsProblem,omitempty"`
+	Transcripts    []extractor.SourceExcerpt `json:"transcripts"`
 }
 
 type sourceJSON struct {
@@ -82,17 +80,8 @@ type commitJSON struct {
 	Subject string    `json:"subject"`
 }
 
-// transcriptJSON is the excerpt a source's session gave, as sent to the
-// model, or the problem that kept it from being shown.
-type transcriptJSON struct {
-	Agent   string `json:"agent"`
-	Session string `json:"session"`
-	Excerpt string `json:"excerpt,omitempty"`
-	Problem string `json:"problem,omitempty"`
-}
-
 func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
-	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
+	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []extractor.SourceExcerpt{}}
 	for _, s := range m.Sources {
 		out.Sources = append(out.Sources, sourceJSON(s))
 	}
@@ -168,28 +157,8 @@ func printExcerpts(ctx context.Context, w io.Writer, f *folder, sources []index.
 }
 
 // excerpts are the transcript excerpts of the sources that name a session.
-func excerpts(ctx context.Context, f *folder, sources []index.Source) []transcriptJSON {
+func excerpts(ctx context.Context, f *folder, sources []index.Source) []extractor.SourceExcerpt {
 	srcs := openSources(f)
 	defer srcs.Close()
-	x := newExtractor(f, nil, srcs, "memoryd why")
-	var out []transcriptJSON
-	for _, s := range sources {
-		if s.Session == "" {
-			continue
-		}
-		t := transcriptJSON{Agent: s.Agent, Session: s.Session}
-		text, err := x.Excerpt(ctx, s)
-		switch {
-		case errors.Is(err, transcript.ErrSessionGone):
-			t.Problem = fmt.Sprintf("the session is gone (deleted from %s's history)", s.Agent)
-		case errors.Is(err, extractor.ErrNoTranscript):
-			t.Problem = fmt.Sprintf("no %s transcripts on this machine", s.Agent)
-		case err != nil:
-			t.Problem = err.Error()
-		default:
-			t.Excerpt = text
-		}
-		out = append(out, t)
-	}
-	return out
+	return newExtractor(f, nil, srcs, "memoryd why").Excerpts(ctx, sources)
 }
