@@ -104,7 +104,7 @@ func runShow(ctx context.Context, o *factOptions) error {
 	if o.json {
 		return writeJSON(e.stdout, showJSON{facts.UsedViewOf(m, uses, chk), string(data), note})
 	}
-	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), facts.SupersededLine(m))
+	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, uses[m.File].Text(), facts.SupersededLine(m))
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}

@@ -50,18 +50,6 @@ func (f *folder) uses() map[string]usage.Use {
 	return u
 }
 
-// usesText says how often a fact was used: "used 3 times, last 2026-11-26
-// 10:02", or "never used by an agent".
-func usesText(u usage.Use) string {
-	switch u.Uses {
-	case 0:
-		return "never used by an agent"
-	case 1:
-		return "used once, " + u.Last.Local().Format("2006-01-02 15:04")
-	}
-	return fmt.Sprintf("used %d times, last %s", u.Uses, u.Last.Local().Format("2006-01-02 15:04"))
-}
-
 // unusedProposal is the facts no agent used (facts.Unused) for
 // review.unused_after; nil when that is 0 or none qualifies.
 func unusedProposal(f *folder, now time.Time) *status.Unused {
