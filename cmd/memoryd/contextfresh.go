@@ -35,15 +35,7 @@ func freshenForSession(e env, g globalFlags, cfg config.Config, now time.Time) {
 		return
 	}
 	var st daemon.Status
-	if state.ReadJSON(sd, state.StatusFile, &st) != nil || !st.Running || !st.Nudge || !st.Sync.Enabled {
-		return
-	}
-	if last := st.Sync.RoundStartedAt; !st.Sync.Running && now.Sub(last) < freshWithin {
-		return
-	}
-	if !st.Sync.OfflineSince.IsZero() {
-		// Offline (a train, a plane): the daemon retries with backoff; a
-		// session start does not wait for a remote it cannot reach.
+	if state.ReadJSON(sd, state.StatusFile, &st) != nil || !st.WantsRound(now, freshWithin) {
 		return
 	}
 	start := time.Now()

@@ -45,3 +45,19 @@ func Nudge(stateDir, memoryDir string, round bool, wait time.Duration) (st Statu
 		time.Sleep(nudgePoll)
 	}
 }
+
+// WantsRound reports whether a session starting at now should ask the
+// daemon whose status is st for a sync round: it runs, syncs and answers
+// nudges, its last round started more than within ago (or one runs now),
+// and the remote is not offline (a train, a plane: the daemon retries
+// with backoff, and a session start does not wait for a remote it cannot
+// reach).
+func (st *Status) WantsRound(now time.Time, within time.Duration) bool {
+	if !st.Running || !st.Nudge || !st.Sync.Enabled {
+		return false
+	}
+	if !st.Sync.Running && now.Sub(st.Sync.RoundStartedAt) < within {
+		return false
+	}
+	return st.Sync.OfflineSince.IsZero()
+}
