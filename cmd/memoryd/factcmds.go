@@ -15,7 +15,6 @@ import (
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/state"
 )
 
 // factOptions are the options of the commands whose argument is one fact.
@@ -174,24 +173,11 @@ func runEdit(ctx context.Context, o *factOptions) error {
 	if err != nil {
 		return err
 	}
-	// The copy lives in the state folder (private, outside the watched
-	// memory folder), which does not exist yet where nothing ran before.
-	if err := state.Ensure(f.stateDir); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(f.stateDir, "edit-*-"+filepath.Base(m.File))
+	copyPath, err := facts.NewCopy(f.stateDir, m.File, data)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	s := &facts.Edit{Writer: f.writer("cli"), Dir: f.dir, File: m.File, Copy: tmp.Name(), Base: data, Hash: m.Hash,
+	s := &facts.Edit{Writer: f.writer("cli"), Dir: f.dir, File: m.File, Copy: copyPath, Base: data, Hash: m.Hash,
 		Editor: func(ctx context.Context, path string) error { return runEditor(ctx, e, path) },
 		Saved:  func(d facts.Done) { printDone(e.stdout, f, d) }, Out: e.stdout, Err: e.stderr}
 	saved, err := s.Run(ctx)
