@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,36 +54,18 @@ func runWhy(ctx context.Context, o *factOptions) error {
 
 // whyJSON is what `memoryd why --json` prints.
 type whyJSON struct {
-	Fact    facts.View   `json:"fact"`
-	Content string       `json:"content"`
-	Sources []sourceJSON `json:"sources"`
+	Fact    facts.View         `json:"fact"`
+	Content string             `json:"content"`
+	Sources []facts.SourceView `json:"sources"`
 	// Commits touched the file, newest first, following renames; empty,
 	// with CommitsProblem saying why, when there is no repository.
-	Commits        []commitJSON              `json:"commits"`
+	Commits        []facts.CommitView        `json:"commits"`
 	CommitsProblem string                    `json:"commitsProblem,omitempty"`
 	Transcripts    []extractor.SourceExcerpt `json:"transcripts"`
 }
 
-type sourceJSON struct {
-	Agent    string `json:"agent"`
-	Session  string `json:"session,omitempty"`
-	Messages string `json:"messages,omitempty"`
-	At       string `json:"at,omitempty"`
-	Cwd      string `json:"cwd,omitempty"`
-	Host     string `json:"host,omitempty"`
-}
-
-type commitJSON struct {
-	Hash    string    `json:"hash"`
-	At      time.Time `json:"at"`
-	Subject string    `json:"subject"`
-}
-
 func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
-	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []extractor.SourceExcerpt{}}
-	for _, s := range m.Sources {
-		out.Sources = append(out.Sources, sourceJSON(s))
-	}
+	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: facts.SourceViews(m.Sources), Commits: []facts.CommitView{}, Transcripts: []extractor.SourceExcerpt{}}
 	if f.repo == nil {
 		out.CommitsProblem = f.gitProblem()
 	} else {
@@ -93,7 +74,7 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 			return err
 		}
 		for _, c := range log {
-			out.Commits = append(out.Commits, commitJSON{Hash: c.Hash, At: c.When, Subject: c.Subject})
+			out.Commits = append(out.Commits, facts.CommitView{Hash: c.Hash, At: c.When, Subject: c.Subject})
 		}
 	}
 	if slices.ContainsFunc(m.Sources, func(s index.Source) bool { return s.Session != "" }) {
@@ -103,22 +84,8 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 	return writeJSON(e.stdout, out)
 }
 
-func printSources(w io.Writer, sources []index.Source) {
-	if len(sources) == 0 {
-		fmt.Fprintln(w, "sources: none recorded (written by hand, or before memoryd recorded sources)")
-		return
-	}
-	fmt.Fprintln(w, "sources:")
-	for _, s := range sources {
-		parts := []string{s.Agent}
-		for _, kv := range [][2]string{{"session", s.Session}, {"messages", s.Messages}, {"at", s.At}, {"cwd", s.Cwd}, {"host", s.Host}} {
-			if kv[1] != "" {
-				parts = append(parts, kv[0]+" "+kv[1])
-			}
-		}
-		fmt.Fprintf(w, "  - %s\n", strings.Join(parts, ", "))
-	}
-}
+// printSources writes where a fact came from (facts.PrintSources).
+var printSources = facts.PrintSources
 
 // printCommits lists the commits that touched the file, following renames.
 func printCommits(ctx context.Context, w io.Writer, f *folder, file string) error {
