@@ -11,6 +11,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/logfile"
+	"github.com/memoryd/memoryd/internal/plain"
 )
 
 // Exit statuses.
@@ -27,7 +28,7 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
-	log    *commandLog // where log records go; nil: standard error
+	log    *logfile.Command // where log records go; nil: standard error
 }
 
 // globalFlags are the flags every command takes.
@@ -61,7 +62,7 @@ func (x exitError) Error() string { return x.msg }
 // failureText is err's text without a leading "CMD: " (or "memoryd CMD: "),
 // which errors from below often carry and run already prints.
 func failureText(name string, err error) string {
-	msg := plainText(err.Error())
+	msg := plain.Text(err.Error())
 	for {
 		trimmed := strings.TrimPrefix(strings.TrimPrefix(msg, "memoryd "+name+": "), name+": ")
 		if trimmed == msg {
@@ -144,3 +145,15 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	l.UnmarshalText([]byte(level))
 	return slog.New(logfile.Dedupe(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
 }
+
+// logWriter is where e's loggers write: the command log when the command
+// line set one up, else standard error.
+func (e env) logWriter() io.Writer {
+	if e.log != nil {
+		return e.log
+	}
+	return e.stderr
+}
+
+// short is a commit hash as memoryd prints it: its first 12 characters.
+func short(hash string) string { return hash[:min(12, len(hash))] }

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/config"
 )
 
 // These tests run the built binary, as a user would.
@@ -131,11 +133,11 @@ func TestConfigCommandShowsOrigins(t *testing.T) {
 	}
 
 	stdout, _, code = w.runCmd2(extra, "config", "--json")
-	var r configReport
+	var r config.Report
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != 0 {
 		t.Fatalf("config --json: exit %d, %v\n%s", code, err, stdout)
 	}
-	got := map[string]configSetting{}
+	got := map[string]config.ReportSetting{}
 	for _, s := range r.Settings {
 		got[s.Key] = s
 	}

@@ -76,7 +76,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		out = io.Discard
 	}
 	res, err := compactPass(ctx, f, client, o, out)
-	printResult(out, res, err)
+	compactor.PrintResult(out, res, err)
 	if !dry && (err == nil || errors.Is(err, compactor.ErrNothingToDo)) {
 		// The daemon's triggers start counting again from this pass.
 		if _, serr := state.UpdateCompaction(f.stateDir, time.Now(), state.RecordPass(time.Now())); serr != nil {
@@ -84,7 +84,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		}
 	}
 	if o.json {
-		if werr := writeJSON(e.stdout, newCompactJSON(dry, res, err)); werr != nil {
+		if werr := writeJSON(e.stdout, compactor.NewReport(dry, res, err)); werr != nil {
 			return werr
 		}
 	}
@@ -143,46 +143,6 @@ func compactError(err error) error {
 	return err
 }
 
-// printResult tells the user what a pass did, or would do.
-func printResult(w io.Writer, res *compactor.Result, err error) {
-	w = plainWriter{w} // it quotes the model and the files
-	if res == nil {
-		return
-	}
-	if res.Calls > 0 {
-		fmt.Fprintf(w, "asked the model: %d request(s) for %d files, %d characters sent, %d tokens, %s\n",
-			res.Calls, res.Files, res.CharsSent, res.Tokens, res.LLMTime.Round(time.Millisecond))
-	}
-	for _, file := range res.TooLarge {
-		fmt.Fprintf(w, "not sent, larger than compact.budget: %s\n", file)
-	}
-	for _, p := range res.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
-	}
-	applied, skipped := "applied", "skipped"
-	if res.DryRun {
-		applied, skipped = "would apply", "would skip"
-	}
-	for _, op := range res.Applied {
-		fmt.Fprintf(w, "%s: %s\n", applied, op)
-	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "%s: %s: %s\n", skipped, s.Op, s.Reason)
-	}
-	switch {
-	case errors.Is(err, compactor.ErrNothingToDo):
-		fmt.Fprintf(w, "%v\n", err)
-	case err != nil:
-	case res.DryRun:
-		fmt.Fprintf(w, "dry run, nothing changed: would have %s\n", res.Summary())
-	default:
-		fmt.Fprintf(w, "compaction: %s\ncheckpoint %s, compaction commit %s (undo with 'memoryd undo')\n",
-			res.Summary(), short(res.Checkpoint), short(res.Commit))
-	}
-}
-
-func short(hash string) string { return hash[:min(12, len(hash))] }
-
 // runUndo is `memoryd undo [--force] [COMMIT]`: the most recent (or the
 // given) memoryd commit is taken back as a new commit (see package undo).
 func runUndo(ctx context.Context, o *undoOptions) error {
@@ -202,27 +162,6 @@ func runUndo(ctx context.Context, o *undoOptions) error {
 	case res.Commit == "":
 		return err
 	}
-	printUndo(e.stdout, res)
+	res.Print(e.stdout)
 	return err
-}
-
-// printUndo says what an undo did.
-func printUndo(w io.Writer, res undo.Result) {
-	if res.Restored {
-		fmt.Fprintf(w, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
-		if res.Later > 0 {
-			fmt.Fprintf(w, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", res.Later)
-		}
-	} else {
-		fmt.Fprintf(w, "undid %s in commit %s\n", res.What, short(res.Commit))
-		for _, c := range res.Changes {
-			fmt.Fprintf(w, "  %s %s\n", c.How, c.File)
-		}
-	}
-	for _, c := range res.Replaced {
-		fmt.Fprintf(w, "replaced a later change (--force): %s, %s\n", c.File, c.What())
-	}
-	for _, h := range res.Held {
-		fmt.Fprintf(w, "not committed: %s\n", h.Reason)
-	}
 }

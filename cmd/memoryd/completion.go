@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -91,22 +92,6 @@ func scanForCompletion(a *app) []*index.Memory {
 	return snap.Memories
 }
 
-func factNames(a *app, prefix string) []string {
-	seen := map[string]int{}
-	var out []string
-	for _, m := range scanForCompletion(a) {
-		if index.InInbox(m.File) {
-			continue
-		}
-		out = append(out, strings.TrimSuffix(m.File, ".md"))
-		seen[m.Name]++
-	}
-	for name, n := range seen {
-		if n == 1 && name != "" {
-			out = append(out, name)
-		}
-	}
-	out = slices.DeleteFunc(out, func(s string) bool { return !strings.HasPrefix(s, prefix) })
-	sort.Strings(out)
-	return slices.Compact(out)
-}
+// factNames are the names of the memory folder's facts that start with
+// prefix (facts.Names).
+func factNames(a *app, prefix string) []string { return facts.Names(scanForCompletion(a), prefix) }

@@ -35,20 +35,12 @@ func freshenForSession(e env, g globalFlags, cfg config.Config, now time.Time) {
 		return
 	}
 	var st daemon.Status
-	if state.ReadJSON(sd, state.StatusFile, &st) != nil || !st.Running || !st.Nudge || !st.Sync.Enabled {
-		return
-	}
-	if last := st.Sync.RoundStartedAt; !st.Sync.Running && now.Sub(last) < freshWithin {
-		return
-	}
-	if !st.Sync.OfflineSince.IsZero() {
-		// Offline (a train, a plane): the daemon retries with backoff; a
-		// session start does not wait for a remote it cannot reach.
+	if state.ReadJSON(sd, state.StatusFile, &st) != nil || !st.WantsRound(now, freshWithin) {
 		return
 	}
 	start := time.Now()
-	_, ok := nudgeDaemon(sd, cfg.MemoryDir, true, freshWait)
-	e.log.attach(sd)
+	_, ok := daemon.Nudge(sd, cfg.MemoryDir, true, freshWait)
+	e.log.Attach(sd)
 	log := newLogger(e.logWriter(), cfg.LogLevel).With("component", "context")
 	if !ok {
 		log.Warn("the sync round asked for at session start did not finish in time; the session gets what the folder holds",

@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/config"
-	"github.com/memoryd/memoryd/internal/daemon"
 	"github.com/memoryd/memoryd/internal/doctor"
-	"github.com/memoryd/memoryd/internal/gitsync"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/state"
 )
@@ -46,11 +44,11 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	}
 	n := doctor.Problems(findings)
 	if opts.json {
-		if err := writeJSON(e.stdout, doctorReport(findings)); err != nil {
+		if err := writeJSON(e.stdout, doctor.NewReport(findings)); err != nil {
 			return err
 		}
 	} else {
-		printFindings(e.stdout, findings)
+		doctor.Print(e.stdout, findings)
 		if n == 0 {
 			fmt.Fprintln(e.stdout, "everything looks fine")
 		}
@@ -59,30 +57,6 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 		return fmt.Errorf("%d problem(s) found", n)
 	}
 	return nil
-}
-
-// doctorJSON is `memoryd doctor --json` (docs/JSON.md).
-type doctorJSON struct {
-	OK       bool              `json:"ok"`
-	Problems int               `json:"problems"`
-	Checks   []doctorCheckJSON `json:"checks"`
-}
-
-type doctorCheckJSON struct {
-	Check   string `json:"check"`
-	State   string `json:"state"` // ok, not used, problem
-	Note    string `json:"note,omitempty"`
-	Problem string `json:"problem,omitempty"`
-	Fix     string `json:"fix,omitempty"`
-}
-
-func doctorReport(findings []doctor.Finding) doctorJSON {
-	r := doctorJSON{Problems: doctor.Problems(findings), Checks: []doctorCheckJSON{}}
-	r.OK = r.Problems == 0
-	for _, x := range findings {
-		r.Checks = append(r.Checks, doctorCheckJSON{Check: x.Check, State: x.State(), Note: x.Note, Problem: x.Problem, Fix: x.Fix})
-	}
-	return r
 }
 
 // doctorChecks resolves what the checks look at; done releases what it
@@ -102,7 +76,7 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 	var closers []io.Closer
 	o.Dir, o.ConfigPath, o.Repo, o.RepoErr = f.dir, f.cfgPath, f.repo, f.repoErr
 	o.Running, o.StateDir = state.InstanceHeld(f.stateDir, f.dir), f.stateDir
-	o.Held = f.heldFacts
+	o.Held = f.gate().HeldNotes
 	o.TeamHeld = func() []string { return teamHeld(f, workDir()) }
 	o.Provider = providerName(f)
 	if !opts.fresh {
@@ -112,7 +86,7 @@ func doctorChecks(opts *doctorOptions) (doctor.Options, func()) {
 	}
 	doctorOpenCodeModel(f, &o)
 	o.Config, o.LLM = f.cfg, llmOptions(f, o.Provider)
-	o.Sync = doctorSync(f)
+	o.Sync = doctor.ReadSync(context.Background(), f.repo, f.cfg.Sync.Remote, f.stateDir, f.cfg.Sync.Enabled, time.Now())
 	if opts.llm && o.Provider != "none" {
 		if c, _, err := newLLM(f); err == nil {
 			o.Live = c
@@ -150,40 +124,4 @@ func appendCloser(cs []io.Closer, x any) []io.Closer {
 		return append(cs, c)
 	}
 	return cs
-}
-
-func printFindings(w io.Writer, findings []doctor.Finding) {
-	for _, x := range findings {
-		if x.Problem == "" {
-			line := "ok       " + x.Check
-			if x.NotUsed {
-				line = "not used " + x.Check
-			}
-			if x.Note != "" {
-				line += ": " + x.Note
-			}
-			fmt.Fprintln(w, line)
-			continue
-		}
-		fmt.Fprintf(w, "PROBLEM  %s: %s\n", x.Check, x.Problem)
-		if x.Fix != "" {
-			fmt.Fprintf(w, "         fix: %s\n", x.Fix)
-		}
-	}
-}
-
-// doctorSync is sync's state for doctor: the configuration, the upstream,
-// and what the daemon last published (also when none runs now: a remote
-// that refused the credentials a day ago still does).
-func doctorSync(f *folder) doctor.SyncState {
-	s := doctor.SyncState{Enabled: f.cfg.Sync.Enabled, Now: time.Now()}
-	if f.repo == nil {
-		return s
-	}
-	s.Target, s.TargetErr = gitsync.Target(context.Background(), f.repo, f.cfg.Sync.Remote)
-	var st daemon.Status
-	if err := state.ReadJSON(f.stateDir, state.StatusFile, &st); err == nil && st.Sync.Enabled {
-		s.OfflineSince, s.Problem, s.Paused = st.Sync.OfflineSince, st.Sync.Problem, st.Sync.Paused
-	}
-	return s
 }

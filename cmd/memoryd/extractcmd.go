@@ -96,7 +96,7 @@ func reportExtraction(ctx context.Context, o *extractOptions, x *extractor.Extra
 		}
 		return extractAll(ctx, e.stdout, x, stateDir, targets, dry, nil)
 	}
-	j := newExtractJSON(dry)
+	j := extractor.NewReport(dry)
 	if len(targets) == 0 {
 		j.Note = none
 	}
@@ -114,48 +114,28 @@ func noSessionsMessage(srcs *transcript.Sources) string {
 	return "no transcript sources found (OpenCode, Claude Code, Codex)"
 }
 
-// extractAll runs one pass per session and prints what each did. A failing
-// session does not stop the others; the command then fails at the end.
-// With j set, each pass and the totals are recorded there as well (w is
-// then io.Discard).
-func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool, j *extractJSON) error {
-	var failed, written, passes, tokens, done int
+// extractAll runs one pass per session (Extractor.ExtractAll) and prints
+// what each did. With j set, each pass and the totals are recorded there
+// as well (w is then io.Discard).
+func extractAll(ctx context.Context, w io.Writer, x *extractor.Extractor, stateDir string, targets []transcript.Session, dry bool, j *extractor.Report) error {
 	prog := newProgress(w, "extracting: ")
-	for i, s := range targets {
-		if ctx.Err() != nil {
-			break
-		}
-		key := extractor.Key(s.Source, s.ID)
-		prog.step("session %d of %d (%s), %d file(s) written, %d tokens so far", i+1, len(targets), key, written, tokens)
-		res, err := x.ExtractWaiting(ctx, s.Source, s.ID, dry, busyPatience)
-		if ctx.Err() != nil && err != nil {
-			break // interrupted in the middle: nothing of this pass was written
-		}
-		done++
-		tokens += res.Tokens
-		prog.clear()
-		if j != nil {
-			j.add(key, res, err)
-		}
-		if !printOutcome(w, key, res, err, dry, len(targets) == 1) {
-			failed++
-		} else if err == nil {
-			passes++
-			written += len(res.Changes)
-		}
-	}
+	t, err := x.ExtractAll(ctx, targets, extractor.AllOptions{Dry: dry, Patience: busyPatience,
+		Step: func(i int, key string, t extractor.Totals) {
+			prog.step("session %d of %d (%s), %d file(s) written, %d tokens so far", i+1, len(targets), key, t.Written, t.Tokens)
+		},
+		Pass: func(key string, res extractor.Result, err error) bool {
+			prog.clear()
+			if j != nil {
+				j.Add(key, res, err)
+			}
+			return extractor.PrintPass(w, key, res, err, dry, len(targets) == 1)
+		}})
 	prog.clear()
-	summarizeExtraction(w, stateDir, passes, written, tokens, dry)
+	summarizeExtraction(w, stateDir, t.Passes, t.Written, t.Tokens, dry)
 	if j != nil {
-		j.Passes, j.Written, j.Tokens = passes, written, tokens
+		j.Passes, j.Written, j.Tokens = t.Passes, t.Written, t.Tokens
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted after %d of %d session(s); what was extracted is committed — run 'memoryd extract' again to go on", done, len(targets))
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d session(s) failed", failed)
-	}
-	return nil
+	return err
 }
 
 // summarizeExtraction records the files written as churn (extracted by
@@ -171,53 +151,4 @@ func summarizeExtraction(w io.Writer, stateDir string, passes, written, tokens i
 		verb = "would be written (dry run: nothing changed)"
 	}
 	fmt.Fprintf(w, "%d session(s) extracted, %d file(s) %s, %d tokens\n", passes, written, verb, tokens)
-}
-
-// printOutcome prints one session's pass and reports false when it failed.
-func printOutcome(w io.Writer, key string, res extractor.Result, err error, dry, only bool) bool {
-	w = plainWriter{w} // it quotes the model and the files
-	switch {
-	case errors.Is(err, transcript.ErrSessionGone):
-		fmt.Fprintf(w, "%s: the session no longer exists; its watermark is forgotten\n", key)
-	case errors.Is(err, extractor.ErrNothingToDo):
-		if only {
-			fmt.Fprintf(w, "%s: nothing new since the last extraction\n", key)
-		}
-	case err != nil:
-		fmt.Fprintf(w, "%s: failed: %v\n", key, err)
-		return false
-	default:
-		printExtraction(w, key, res, dry)
-	}
-	return true
-}
-
-func printExtraction(w io.Writer, key string, res extractor.Result, dry bool) {
-	w = plainWriter{w} // it quotes the model and the files
-	fmt.Fprintf(w, "%s: %d new message(s), %d sent", key, res.Messages, res.Sent)
-	if res.Redacted > 0 {
-		fmt.Fprintf(w, ", %d secret(s) redacted", res.Redacted)
-	}
-	if res.Withheld > 0 {
-		fmt.Fprintf(w, ", %d withheld as asked", res.Withheld)
-	}
-	if res.Commit != "" {
-		fmt.Fprintf(w, ", commit %.12s", res.Commit)
-	}
-	fmt.Fprintln(w)
-	for _, c := range res.Changes {
-		verb := c.Action + "d"
-		if dry {
-			verb = "would " + c.Action
-		}
-		fmt.Fprintf(w, "  %s %s\n", verb, c.File)
-		if dry {
-			for line := range strings.Lines(string(c.Data)) {
-				fmt.Fprintf(w, "    | %s", line)
-			}
-		}
-	}
-	for _, r := range res.Rejected {
-		fmt.Fprintf(w, "  skipped %q: %s\n", r.Name, r.Reason)
-	}
 }

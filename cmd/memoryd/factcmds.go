@@ -15,7 +15,6 @@ import (
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/state"
 )
 
 // factOptions are the options of the commands whose argument is one fact.
@@ -100,11 +99,11 @@ func runShow(ctx context.Context, o *factOptions) error {
 	}
 	uses := f.uses()
 	chk := cite.NewChecker(workDir())
-	note, data := shownFact(f, m, data)
+	note, data := f.gate().Shown(m, data)
 	if o.json {
-		return writeJSON(e.stdout, showJSON{usedFactOf(m, uses, chk), string(data), note})
+		return writeJSON(e.stdout, showJSON{facts.UsedViewOf(m, uses, chk), string(data), note})
 	}
-	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, usesText(uses[m.File]), supersededLine(m))
+	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, uses[m.File].Text(), facts.SupersededLine(m))
 	if st := stalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}
@@ -118,7 +117,7 @@ func runShow(ctx context.Context, o *factOptions) error {
 // showJSON is what `memoryd show --json` prints: the fact's fields, as
 // list --json gives them, and its file.
 type showJSON struct {
-	usedFactJSON
+	facts.UsedView
 	Content string `json:"content"`
 	// Gate is what the gate on the way out says of the fact: the secret
 	// line it redacts, or that agents do not get it; absent for neither.
@@ -174,24 +173,11 @@ func runEdit(ctx context.Context, o *factOptions) error {
 	if err != nil {
 		return err
 	}
-	// The copy lives in the state folder (private, outside the watched
-	// memory folder), which does not exist yet where nothing ran before.
-	if err := state.Ensure(f.stateDir); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(f.stateDir, "edit-*-"+filepath.Base(m.File))
+	copyPath, err := facts.NewCopy(f.stateDir, m.File, data)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	s := &facts.Edit{Writer: f.writer("cli"), Dir: f.dir, File: m.File, Copy: tmp.Name(), Base: data, Hash: m.Hash,
+	s := &facts.Edit{Writer: f.writer("cli"), Dir: f.dir, File: m.File, Copy: copyPath, Base: data, Hash: m.Hash,
 		Editor: func(ctx context.Context, path string) error { return runEditor(ctx, e, path) },
 		Saved:  func(d facts.Done) { printDone(e.stdout, f, d) }, Out: e.stdout, Err: e.stderr}
 	saved, err := s.Run(ctx)

@@ -65,7 +65,7 @@ func loadFolder(e env, g globalFlags, withoutRepo bool) (*folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.log.attach(mf.StateDir())
+	e.log.Attach(mf.StateDir())
 	return &folder{cfg: cfg, cfgPath: path, dir: mf.Dir(), stateDir: mf.StateDir(), repo: mf.Repo(), repoErr: mf.RepoErr(),
 		log: log, getenv: e.getenv, mem: mf}, nil
 }

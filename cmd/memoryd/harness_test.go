@@ -17,6 +17,7 @@ import (
 	"github.com/memoryd/memoryd/internal/needtool"
 	"github.com/memoryd/memoryd/internal/stamp"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/status"
 )
 
 // binPath is the memoryd binary built once for the end-to-end tests.
@@ -265,8 +266,8 @@ func (w *world) runCmd2(extra []string, args ...string) (stdout, stderr string, 
 	return w.runIn("", "", extra, args...)
 }
 
-func statusJSON(t testing.TB, s string) statusReport {
-	var r statusReport
+func statusJSON(t testing.TB, s string) status.Report {
+	var r status.Report
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, s)
 	}

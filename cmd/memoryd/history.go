@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,57 +51,15 @@ func runHistory(ctx context.Context, o *historyOptions) error {
 		return err
 	}
 	if o.json {
-		return writeJSON(e.stdout, historyJSON(undo.Classify(f.dir, commits)))
+		return writeJSON(e.stdout, undo.HistoryJSON(undo.Classify(f.dir, commits)))
 	}
 	if len(commits) == 0 {
 		fmt.Fprintln(e.stdout, "no commits touch the memory folder yet")
 		return nil
 	}
 	for _, c := range undo.Classify(f.dir, commits) {
-		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", historyMark(c), c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
+		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", c.Mark(), c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
 	}
 	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")
 	return nil
-}
-
-// historyEntry is one commit in `memoryd history --json`.
-type historyEntry struct {
-	Hash     string    `json:"hash"`
-	At       time.Time `json:"at"`
-	Kind     string    `json:"kind"` // "" for a commit memoryd did not make
-	Subject  string    `json:"subject"`
-	Files    []string  `json:"files"`
-	Undoable bool      `json:"undoable"`
-	UndoneBy string    `json:"undoneBy,omitempty"`
-}
-
-func historyJSON(entries []undo.Entry) []historyEntry {
-	out := make([]historyEntry, len(entries))
-	for i, c := range entries {
-		out[i] = historyEntry{Hash: c.Hash, At: c.When, Kind: c.Kind, Subject: c.Subject, Files: c.Files,
-			Undoable: c.Undoable, UndoneBy: c.UndoneBy}
-		if out[i].Files == nil {
-			out[i].Files = []string{}
-		}
-	}
-	return out
-}
-
-// historyMark is a commit's two-letter mark: whether undo can take it back
-// (u) or already did (-), then C for a checkpoint, * for a compaction.
-func historyMark(c undo.Entry) string {
-	mark := " "
-	switch {
-	case c.UndoneBy != "":
-		mark = "-"
-	case c.Undoable:
-		mark = "u"
-	}
-	switch c.Kind {
-	case undo.KindCheckpoint:
-		return mark + "C"
-	case undo.KindCompaction:
-		return mark + "*"
-	}
-	return mark + " "
 }

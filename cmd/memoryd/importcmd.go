@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,43 +60,16 @@ func runImport(ctx context.Context, o *importOptions) error {
 	if err != nil {
 		return err
 	}
-	n := printImported(e.stdout, results, found, problems, home, dry)
+	n := install.PrintImported(e.stdout, results, found, problems, home, dry)
 	printImportSummary(e.stdout, f, n, len(found)+len(problems), commit, dir, home, dry)
 	return nil
-}
-
-// printImported prints each fact imported (or that would be) and each
-// skipped, and returns how many were imported.
-func printImported(w io.Writer, results []facts.Result, found []install.ClaudeFact, problems []install.ClaudeProblem, home string, dry bool) int {
-	verb := "import"
-	if dry {
-		verb = "would import"
-	}
-	n := 0
-	for i, r := range results {
-		from := tildePath(found[i].Path, home)
-		if r.Skipped != nil {
-			fmt.Fprintf(w, "skip      %s: %v\n", from, r.Skipped)
-			continue
-		}
-		n++
-		scope := "global"
-		if p := found[i].Item.Project; p != "" {
-			scope = "project " + p
-		}
-		fmt.Fprintf(w, "%-9s %s (%s) from %s\n", verb, r.File, scope, from)
-	}
-	for _, p := range problems {
-		fmt.Fprintf(w, "skip      %s: %v\n", tildePath(p.Path, home), p.Err)
-	}
-	return n
 }
 
 // printImportSummary says in one line what the import did.
 func printImportSummary(w io.Writer, f *folder, n, seen int, commit, dir, home string, dry bool) {
 	switch {
 	case seen == 0:
-		fmt.Fprintf(w, "no Claude Code memory found in %s\n", filepath.Join(tildePath(dir, home), "projects", "*", "memory"))
+		fmt.Fprintf(w, "no Claude Code memory found in %s\n", filepath.Join(install.TildePath(dir, home), "projects", "*", "memory"))
 	case dry:
 		fmt.Fprintf(w, "dry run: %d %s would be imported; nothing was written\n", n, plural(n, "fact", "facts"))
 	case n == 0:
@@ -110,14 +81,6 @@ func printImportSummary(w io.Writer, f *folder, n, seen int, commit, dir, home s
 	default:
 		fmt.Fprintf(w, "imported %d %s\n", n, plural(n, "fact", "facts"))
 	}
-}
-
-// tildePath writes p under home as ~/….
-func tildePath(p, home string) string {
-	if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return "~" + string(os.PathSeparator) + rel
-	}
-	return p
 }
 
 // plural is one when n is 1, else many.

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -45,18 +43,18 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 		return usageError{"-n must be a number of lines, 0 or more"}
 	}
 	svc := lookupService(ctx, e)
-	if svc.installed() && svc.err == nil {
-		switch svc.st.Platform {
+	if svc.Installed() && svc.Err == nil {
+		switch svc.Status.Platform {
 		case "systemd":
-			return journal(ctx, e, n, follow)
+			return install.Journal(ctx, e.getenv("PATH"), n, follow, e.stdout, e.stderr)
 		case "launchd":
-			path := filepath.Join(svc.opts.Spec().LogDir, install.LogFile)
+			path := filepath.Join(svc.Options.Spec().LogDir, install.LogFile)
 			return showLog(ctx, e, path, n, follow, func() error {
 				return fmt.Errorf("no log yet at %s: the service has not written any (see 'memoryd status')", path)
 			})
 		}
 	}
-	e.log.keepOutOfFile()
+	e.log.KeepOutOfFile()
 	f, err := openFolder(e, o.global)
 	if err != nil {
 		return err
@@ -64,8 +62,8 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	path := filepath.Join(f.stateDir, state.LogFile)
 	return showLog(ctx, e, path, n, follow, func() error {
 		how := "start it with: " + runLine(f) + " (or 'memoryd install' to run it as a service)"
-		if svc.installed() {
-			how = "the service is installed but its manager cannot be reached from here: " + svc.err.Error() + "; start it by hand with: " + runLine(f)
+		if svc.Installed() {
+			how = "the service is installed but its manager cannot be reached from here: " + svc.Err.Error() + "; start it by hand with: " + runLine(f)
 		}
 		return fmt.Errorf("no log yet: no daemon has run for %s; %s", f.dir, how)
 	})
@@ -79,23 +77,4 @@ func showLog(ctx context.Context, e env, path string, n int, follow bool, missin
 		return missing()
 	}
 	return err
-}
-
-// journal runs journalctl for the user unit, found on the command's PATH.
-// Ctrl-C ends it (it gets the signal too) and is not a failure.
-func journal(ctx context.Context, e env, n int, follow bool) error {
-	bin, err := install.LookPath("journalctl", e.getenv("PATH"))
-	if err != nil {
-		return fmt.Errorf("the service logs to the systemd journal, but %w", err)
-	}
-	args := []string{"--user", "-u", install.UnitName, "-n", strconv.Itoa(n), "--no-pager"}
-	if follow {
-		args = append(args, "-f")
-	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
-	if err := cmd.Run(); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("journalctl: %w", err)
-	}
-	return nil
 }

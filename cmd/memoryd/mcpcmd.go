@@ -3,11 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"os"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -41,16 +37,16 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f), log: f.log,
-		warm: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
-	defer ls.close()
+	ls := &warm.Lazy{StateDir: f.stateDir, Dir: f.dir, Embedder: embedder(f), Log: f.log,
+		Ask: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
+	defer ls.Close()
 	s := mcpserver.New(mcpserver.Options{
 		Dir:     f.dir,
 		Project: project.Slug(cwd),
 		Root:    project.Root(cwd),
 		Cites:   cite.NewChecker(cwd),
 		Version: version(),
-		Search:  ls.search,
+		Search:  mcpserver.SearchWith(ls.Search),
 		Writer:  f.modelWriter,
 		Used:    f.countUse,
 		Gate:    f.gate(),
@@ -63,79 +59,5 @@ func runMCP(ctx context.Context, a *app) error {
 	return err
 }
 
-// lazySearch asks the daemon's warm index; without a daemon it opens the
-// search index on the first search and keeps it warm itself (warm.Local:
-// the folder is checked again only when a watcher saw it change).
-type lazySearch struct {
-	stateDir, dir string
-	embedder      search.Embedder // nil: search by words alone
-	// warm asks the daemon's warm index first (askWarm); ok false: no
-	// daemon answers, and the index is opened here.
-	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
-
-	log *slog.Logger
-
-	mu    sync.Mutex // guards x and local
-	x     *search.Index
-	local *warm.Local // x kept warm by a watcher of the folder
-}
-
-func (l *lazySearch) index() (*warm.Local, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.x == nil {
-		x, err := search.Open(l.stateDir, l.dir)
-		if err != nil {
-			return nil, err
-		}
-		x.SetEmbedder(l.embedder)
-		l.x, l.local = x, warm.NewLocal(x, l.dir, l.log)
-		l.local.Start()
-	}
-	return l.local, nil
-}
-
-func (l *lazySearch) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.x != nil {
-		l.local.Stop()
-		l.x.Close()
-	}
-}
-
-func (l *lazySearch) search(ctx context.Context, q mcpserver.Query) ([]mcpserver.Hit, error) {
-	sq := search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type, Limit: q.Limit, AllVersions: q.AllVersions}
-	hits, ok, err := l.warm(ctx, sq)
-	if !ok {
-		x, xerr := l.index()
-		if xerr != nil {
-			return nil, xerr
-		}
-		hits, err = x.Search(ctx, sq)
-	}
-	if errors.Is(err, search.ErrNoWords) {
-		return nil, fmt.Errorf("the query %q has no words to look for", q.Words)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]mcpserver.Hit, len(hits))
-	for i, h := range hits {
-		out[i] = mcpserver.Hit{File: h.File, Title: hitTitle(h), Description: h.Description, Project: h.Project, Snippet: h.Snippet, SupersededBy: h.SupersededBy}
-	}
-	return out, nil
-}
-
-// hitTitle is the title the index shows: frontmatter title, else the name
-// with hyphens as spaces and the first letter upper-cased.
-func hitTitle(h search.Hit) string {
-	if h.Title != "" {
-		return h.Title
-	}
-	t := strings.ReplaceAll(h.Name, "-", " ")
-	if t != "" {
-		t = strings.ToUpper(t[:1]) + t[1:]
-	}
-	return t
-}
+// hitTitle is the title the index shows for a hit (mcpserver.HitTitle).
+var hitTitle = mcpserver.HitTitle

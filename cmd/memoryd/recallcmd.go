@@ -3,20 +3,16 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/logfile"
@@ -46,14 +42,11 @@ func newCmdRecall(a *app) *cobra.Command {
 	return cmd
 }
 
-// Files of recall: the sessions' record in the memory folder's state
-// folder, and the log in memoryd's own state folder (a broken configuration
+// Files of recall: the log in memoryd's own state folder (a broken configuration
 // names no memory folder, and its reason must still be written down).
 const (
-	recallSessionsFile = "recall-sessions.json"
-	recallLogFile      = "recall.log"
-	recallLogMax       = 256 << 10
-	recallInputMax     = 1 << 20
+	recallLogFile = "recall.log"
+	recallLogMax  = 256 << 10
 )
 
 // recallCandidates is how many search hits recall weighs.
@@ -132,7 +125,7 @@ func recallLogger(e env) *slog.Logger {
 // what happened, for the log.
 func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out, note string, err error) {
 	e := o.env
-	in, err := readRecallInput(e.stdin)
+	in, err := recall.ReadInput(e.stdin)
 	if err != nil {
 		return "", "", err
 	}
@@ -157,7 +150,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	if err != nil {
 		return "", "", err
 	}
-	cands := recallFacts(f, hits, skip, cwd)
+	cands := recall.FromHits(f.gate(), f.dir, hits, skip, cwd)
 	cands = append(cands, teamRecall(ctx, f, cwd, strings.Join(words, " "), skip)...)
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {
@@ -178,7 +171,7 @@ func recordRecalled(ctx context.Context, f *folder, session string, shown []reca
 		files = append(files, s.File)
 	}
 	if session != "" {
-		if err := recordGiven(ctx, f.stateDir, session, files); err != nil {
+		if err := recall.RecordGiven(ctx, f.stateDir, session, files); err != nil {
 			return nil, fmt.Errorf("record what the session was given: %w", err)
 		}
 	}
@@ -189,135 +182,19 @@ func recordRecalled(ctx context.Context, f *folder, session string, shown []reca
 // sessionHas says whether the session has a fact already: in the indexes
 // it loaded, or given by an earlier prompt.
 func sessionHas(f *folder, cfg config.Config, slug, session string, projectOnly bool) (func(file string) bool, error) {
-	loaded, err := sessionLoaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, projectOnly, f.indexHold())
+	loaded, err := recall.Loaded(f.dir, slug, index.Budget{Lines: cfg.Index.MaxLines, Bytes: cfg.Index.MaxBytes}, projectOnly, f.indexHold())
 	if err != nil {
 		return nil, fmt.Errorf("read the session's index: %w", err)
 	}
 	var given recall.Sessions
 	if session != "" {
-		// An unreadable record is as good as none: recordGiven starts
-		// a new one.
-		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
+		given = recall.ReadSessions(f.stateDir)
 	}
 	return func(file string) bool { return loaded[file] || given.Given(session, file) }, nil
 }
 
-// recallFacts reads the hits that skip does not leave out, as recall's
-// candidates, each marked when its cited files changed.
-func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd string) []recall.Fact {
-	var cands []recall.Fact
-	chk := cite.NewChecker(cwd)
-	g := f.gate()
-	for _, h := range hits {
-		if skip(h.File) {
-			continue
-		}
-		data, err := index.ReadPlain(f.dir, h.File)
-		if err != nil {
-			continue // gone since the index saw it
-		}
-		m, err := index.Parse(h.File, data)
-		if err != nil {
-			continue
-		}
-		// The gate on the way out: no secret, no planted instruction.
-		if fact, ok := recallFact(g, m, cite.Marker(chk.Check(m).Changes)); ok {
-			cands = append(cands, fact)
-		}
-	}
-	return cands
-}
-
-// readRecallInput reads and parses the hook's input.
-func readRecallInput(r io.Reader) (recall.Input, error) {
-	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
-	if err != nil {
-		return recall.Input{}, fmt.Errorf("read the hook's input: %w", err)
-	}
-	return recall.ParseInput(data)
-}
-
-// recallOutput is text in the format the caller reads: Claude Code and
-// Codex take hookSpecificOutput.additionalContext (plain text works too,
-// but JSON is unambiguous); the OpenCode plugin takes text.
-func recallOutput(format, event, text string) (string, error) {
-	// The OpenCode plugin reads the text, a person may run recall in a
-	// terminal, and a model reads both forms: no control byte of a fact's
-	// text reaches any of them.
-	text = plainText(text)
-	if format == "auto" {
-		format = "text"
-		if event != "" {
-			format = "json"
-		}
-	}
-	switch format {
-	case "text":
-		return text, nil
-	case "json":
-		if event == "" {
-			event = "UserPromptSubmit"
-		}
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
-		return b.String(), err
-	}
-	return "", fmt.Errorf("--format %q: want auto, json or text", format)
-}
+// recallOutput is text in the format the hook's caller reads (recall.Output).
+var recallOutput = recall.Output
 
 // indexLink matches an index line's link to a fact file.
-var indexLink = regexp.MustCompile(`\]\(([^()\s]+\.md)\)`)
-
-// sessionLoaded returns the facts a session in project slug loaded at its
-// start: those listed in what `memoryd context` shows there, or with
-// projectOnly in MEMORY.md and what `memoryd context --project-only` shows.
-func sessionLoaded(dir, slug string, b index.Budget, projectOnly bool, hold func(*index.Memory) bool) (map[string]bool, error) {
-	text, err := index.ReadContext(dir, slug, b, projectOnly, hold)
-	if err != nil {
-		return nil, err
-	}
-	if projectOnly {
-		global, err := index.ReadPlain(dir, index.IndexFile)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
-		}
-		text = append(append(global, '\n'), text...)
-	}
-	loaded := map[string]bool{}
-	for _, m := range indexLink.FindAllSubmatch(text, -1) {
-		loaded[string(m[1])] = true
-	}
-	return loaded, nil
-}
-
-// recordGiven adds files to session id's record, under a lock so that two
-// hooks at once keep both.
-func recordGiven(ctx context.Context, stateDir, id string, files []string) error {
-	var lock *state.Lock
-	for {
-		l, err := state.TryLock(stateDir, recallSessionsFile+".lock", state.Owner("recall"))
-		if err == nil {
-			lock = l
-			break
-		}
-		if !errors.Is(err, state.ErrLocked) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-	defer lock.Unlock()
-	var s recall.Sessions
-	if err := state.ReadJSON(stateDir, recallSessionsFile, &s); err != nil && !state.IsNotExist(err) {
-		s = recall.Sessions{} // unreadable: start again rather than never record
-	}
-	now := time.Now()
-	s.Add(id, files, now)
-	s.Prune(now)
-	return writeSessions(stateDir, s)
-}
+var indexLink = recall.IndexLink

@@ -217,10 +217,10 @@ func runList(ctx context.Context, o *listOptions) error {
 		return err
 	}
 	uses := f.uses()
-	list := o.pick(f.dir, snap, uses, unused)
+	list := facts.Pick(f.dir, snap, uses, facts.Filter{Project: o.scope(), All: o.all, Type: o.typ, Unused: unused, Now: time.Now()})
 	chk := cite.NewChecker(workDir())
 	if o.json {
-		return writeJSON(e.stdout, usedListJSON(list, uses, chk))
+		return writeJSON(e.stdout, facts.UsedViews(list, uses, chk))
 	}
 	for _, m := range list {
 		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
@@ -234,44 +234,16 @@ func runList(ctx context.Context, o *listOptions) error {
 	return nil
 }
 
-// pick is the facts list shows: in scope, of the type asked, not
-// superseded, and not used for unused (when it is not 0).
-func (o *listOptions) pick(dir string, snap index.Snapshot, uses map[string]usage.Use, unused time.Duration) []*index.Memory {
-	slug, all, typ := o.scope(), o.all, o.typ
-	now := time.Now()
-	var list []*index.Memory
-	for _, m := range snap.Memories {
-		if m.Superseded() {
-			continue // replaced: show and why read it, list does not
-		}
-		if (all || m.Project == "" || m.Project == slug) && (typ == "" || m.Type == typ) &&
-			(unused == 0 || !facts.Touched(dir, m, uses).After(now.Add(-unused))) {
-			list = append(list, m)
-		}
-	}
-	return list
-}
-
 // workDir is the current directory, "" when it is gone.
 func workDir() string {
 	wd, _ := os.Getwd()
 	return wd
 }
 
-// staleness is what the JSON of a fact says when its cited files changed
-// or are gone since it was written or confirmed (package cite).
-type staleness struct {
-	Stale      bool          `json:"stale,omitempty"`
-	Marker     string        `json:"staleMarker,omitempty"` // "may be stale: src/app.go changed since 2026-11-02"
-	StaleCites []cite.Change `json:"staleCites,omitempty"`  // each cited file that differs: path, change, since
-}
+// staleness is what the JSON of a fact says of its cited files (facts.Staleness).
+type staleness = facts.Staleness
 
-func stalenessOf(r cite.Result) staleness {
-	if !r.Stale() {
-		return staleness{}
-	}
-	return staleness{Stale: true, Marker: cite.Marker(r.Changes), StaleCites: r.Changes}
-}
+var stalenessOf = facts.StalenessOf
 
 // hitJSON is one hit of `memoryd search --json`.
 type hitJSON struct {
@@ -287,81 +259,6 @@ func printFact(w io.Writer, file, title, name, desc, proj string) {
 		fmt.Fprintf(w, "  [%s]", proj)
 	}
 	fmt.Fprintln(w)
-}
-
-type factJSON struct {
-	File        string   `json:"file"`
-	Name        string   `json:"name"`
-	Title       string   `json:"title,omitempty"`
-	Description string   `json:"description"`
-	Type        string   `json:"type"`
-	Project     string   `json:"project,omitempty"`
-	Updated     string   `json:"updated,omitempty"`
-	Pinned      bool     `json:"pinned,omitempty"`
-	Readonly    bool     `json:"readonly,omitempty"`
-	Cites       []string `json:"cites,omitempty"` // metadata.cites as written: "path@blob#symbol"
-	// SupersededBy and SupersededAt: the fact that replaced this one, and
-	// the date (metadata.superseded_by, metadata.superseded_at).
-	SupersededBy string `json:"supersededBy,omitempty"`
-	SupersededAt string `json:"supersededAt,omitempty"`
-	staleness
-}
-
-// usedFactJSON is a fact as list and show give it: with how often agents
-// used it (package usage) and when last, RFC 3339; "" when never.
-type usedFactJSON struct {
-	factJSON
-	Uses     int    `json:"uses"`
-	LastUsed string `json:"last_used,omitempty"`
-}
-
-func usedFactOf(m *index.Memory, uses map[string]usage.Use, chk *cite.Checker) usedFactJSON {
-	u := uses[m.File]
-	j := usedFactJSON{factJSON: factOf(m, chk), Uses: u.Uses}
-	if u.Uses > 0 {
-		j.LastUsed = u.Last.Format(time.RFC3339)
-	}
-	return j
-}
-
-func listJSON(list []*index.Memory, chk *cite.Checker) []factJSON {
-	out := make([]factJSON, len(list))
-	for i, m := range list {
-		out[i] = factOf(m, chk)
-	}
-	return out
-}
-
-func usedListJSON(list []*index.Memory, uses map[string]usage.Use, chk *cite.Checker) []usedFactJSON {
-	out := make([]usedFactJSON, len(list))
-	for i, m := range list {
-		out[i] = usedFactOf(m, uses, chk)
-	}
-	return out
-}
-
-func factOf(m *index.Memory, chk *cite.Checker) factJSON {
-	j := factJSON{File: m.File, Name: m.Name, Title: m.Title, Description: m.Description, Type: m.Type,
-		Project: m.Project, Updated: m.Updated, Pinned: m.Pinned, Readonly: m.Readonly,
-		SupersededBy: m.SupersededBy, SupersededAt: m.SupersededAt,
-		staleness: stalenessOf(chk.Check(m))}
-	for _, c := range m.Cites {
-		j.Cites = append(j.Cites, c.String())
-	}
-	return j
-}
-
-// supersededLine is what show and why say of a superseded fact, "" for a
-// current one.
-func supersededLine(m *index.Memory) string {
-	if !m.Superseded() {
-		return ""
-	}
-	s := "superseded by " + m.SupersededBy
-	if m.SupersededAt != "" {
-		s += " on " + m.SupersededAt
-	}
-	return s + ": in no index, and search returns it only with --all-versions\n"
 }
 
 func writeJSON(w io.Writer, v any) error {

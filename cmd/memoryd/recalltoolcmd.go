@@ -129,7 +129,7 @@ func failedRecall(ctx context.Context, o *recallOptions, in recall.ToolCall) (ou
 
 // readToolInput reads and parses the hook's input.
 func readToolInput(r io.Reader) (recall.ToolCall, error) {
-	data, err := io.ReadAll(io.LimitReader(r, recallInputMax))
+	data, err := io.ReadAll(io.LimitReader(r, recall.InputMax))
 	if err != nil {
 		return recall.ToolCall{}, fmt.Errorf("read the hook's input: %w", err)
 	}
@@ -141,14 +141,14 @@ func readToolInput(r io.Reader) (recall.ToolCall, error) {
 func toolFacts(f *folder, in recall.ToolCall, files []string) []recall.Fact {
 	var given recall.Sessions
 	if in.SessionID != "" {
-		state.ReadJSON(f.stateDir, recallSessionsFile, &given)
+		state.ReadJSON(f.stateDir, recall.SessionsFile, &given)
 	}
 	hits := make([]search.Hit, len(files))
 	for i, file := range files {
 		hits[i].File = file
 	}
 	skip := func(file string) bool { return in.SessionID != "" && given.Given(in.SessionID, file) }
-	return recallFacts(f, hits, skip, cmp.Or(in.Cwd, workDir()))
+	return recall.FromHits(f.gate(), f.dir, hits, skip, cmp.Or(in.Cwd, workDir()))
 }
 
 // toolRecallGive renders cands under preface, records them as given to

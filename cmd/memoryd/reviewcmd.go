@@ -66,7 +66,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	all := o.all
 	switch {
 	case len(args) == 0 && o.json:
-		return writeJSON(e.stdout, listJSON(inbox, cite.NewChecker(workDir())))
+		return writeJSON(e.stdout, facts.Views(inbox, cite.NewChecker(workDir())))
 	case len(args) == 0 && len(inbox) == 0:
 		fmt.Fprintln(e.stdout, "no facts wait for review")
 		printUnusedHint(e.stdout, f)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memoryd/memoryd/internal/logfile"
 )
 
 // manDescription is the manual page's description of memoryd.
@@ -83,13 +85,13 @@ func commandList(a *app) []*cobra.Command {
 func run(ctx context.Context, args []string, e env) int {
 	a := &app{env: e}
 	if e.log == nil {
-		a.log = &commandLog{stderr: e.stderr}
-		defer a.log.close()
+		a.log = logfile.NewCommand(e.stderr)
+		defer a.log.Close()
 	}
 	root := newRootCmd(a)
 	root.PersistentPreRun = func(*cobra.Command, []string) {
 		if a.verbose && a.log != nil {
-			a.log.verbose = e.stderr
+			a.log.SetVerbose(e.stderr)
 		}
 	}
 	root.SetArgs(args)

@@ -8,11 +8,12 @@ import (
 
 	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/status"
 )
 
 // statusOf runs `memoryd status` and `memoryd status --json`; both must
 // exit with code.
-func statusOf(t *testing.T, w *world, extra []string, code int) (string, statusReport) {
+func statusOf(t *testing.T, w *world, extra []string, code int) (string, status.Report) {
 	t.Helper()
 	text, stderr, got := w.runCmd2(extra, "status")
 	if got != code {

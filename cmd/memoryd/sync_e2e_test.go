@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/gitsync"
 )
 
 // syncEnv turns sync on with a short interval.
@@ -349,9 +351,9 @@ func TestSyncCommand(t *testing.T) {
 	}
 }
 
-func syncReportOf(t *testing.T, s string) syncReport {
+func syncReportOf(t *testing.T, s string) gitsync.Report {
 	t.Helper()
-	var r syncReport
+	var r gitsync.Report
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		t.Fatalf("sync --json: %v\n%s", err, s)
 	}

@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,13 +28,6 @@ func newCmdSync(a *app) *cobra.Command {
 	return cmd
 }
 
-// syncReport is what `memoryd sync --json` prints.
-type syncReport struct {
-	gitsync.Result
-	Enabled bool   `json:"enabled"` // sync.enabled: whether the daemon syncs by itself
-	Error   string `json:"error,omitempty"`
-}
-
 // newSyncer is the folder's sync with its remote (sync.remote); who names
 // the process in the write lock.
 func newSyncer(f *folder, who string) *gitsync.Syncer {
@@ -55,11 +44,11 @@ func runSync(ctx context.Context, o *syncOptions) error {
 		return err
 	}
 	s := newSyncer(f, "memoryd sync")
-	res, err := takeRemote(ctx, s, o.takeRemote)
+	res, err := s.TakeRemoteRound(ctx, o.takeRemote)
 	// The running daemon runs a round after this one, so that its status
 	// says what this round did (memoryd status never contradicts it).
-	nudgeDaemon(f.stateDir, f.dir, true, syncAnswerWait)
-	r := syncReport{Result: res, Enabled: f.cfg.Sync.Enabled}
+	daemon.Nudge(f.stateDir, f.dir, true, syncAnswerWait)
+	r := gitsync.Report{Result: res, Enabled: f.cfg.Sync.Enabled}
 	if err != nil {
 		r.Error = err.Error()
 	}
@@ -72,93 +61,13 @@ func runSync(ctx context.Context, o *syncOptions) error {
 		}
 		return nil
 	}
-	printSync(e.stdout, r)
+	r.Print(e.stdout)
 	if err != nil {
-		return syncFailure(err, res)
+		return gitsync.Failure(err, res)
 	}
 	return nil
-}
-
-// takeRemote is a round, after taking the remote's history when take is
-// set (the round then pushes what was kept for review).
-func takeRemote(ctx context.Context, s *gitsync.Syncer, take bool) (gitsync.Result, error) {
-	if !take {
-		return s.Round(ctx)
-	}
-	taken, err := s.TakeRemote(ctx)
-	if err != nil {
-		return taken, err
-	}
-	res, err := s.Round(ctx)
-	res.Review = append(taken.Review, res.Review...)
-	return res, err
 }
 
 // syncAnswerWait bounds how long memoryd sync waits for the daemon's round
 // after its own: a fetch that finds nothing new.
 const syncAnswerWait = 5 * time.Second
-
-// syncFailure is the error a failed round ends the command with.
-func syncFailure(err error, res gitsync.Result) error {
-	switch {
-	case errors.Is(err, gitsync.ErrPaused) && res.Paused != "":
-		return errors.New("paused: " + res.Paused)
-	case errors.Is(err, gitsync.ErrOffline):
-		return fmt.Errorf("%w; your commits stay here (%d ahead) and go out at the next sync", err, res.Ahead)
-	}
-	return err
-}
-
-// printSync says what a round pulled, pushed and left for review.
-func printSync(w io.Writer, r syncReport) {
-	if r.Target == "" {
-		return
-	}
-	fmt.Fprintf(w, "remote         %s\n", r.Target)
-	fmt.Fprintf(w, "pulled         %s\n", commits(r.Pulled))
-	fmt.Fprintf(w, "pushed         %s\n", commits(r.Pushed))
-	if len(r.Review) > 0 {
-		fmt.Fprintf(w, "for review     %s (changed on both machines: the remote's version stays, this one's waits; memoryd review)\n", strings.Join(r.Review, ", "))
-	}
-	fmt.Fprintf(w, "now            %d ahead, %d behind\n", r.Ahead, r.Behind)
-	if !r.Enabled {
-		fmt.Fprintln(w, "sync.enabled is off: the daemon does not sync by itself (set sync.enabled: true or MEMORY_SYNC_ENABLED=1)")
-	}
-}
-
-func commits(n int) string {
-	if n == 1 {
-		return "1 commit"
-	}
-	return fmt.Sprintf("%d commits", n)
-}
-
-// printSyncStatus is status's sync line.
-func printSyncStatus(w io.Writer, s daemon.SyncStatus, now time.Time) {
-	remote := s.Remote
-	if remote == "" {
-		remote = "the remote"
-	}
-	fmt.Fprintf(w, "sync           %s: %d ahead, %d behind", remote, s.Ahead, s.Behind)
-	switch {
-	case s.Paused != "":
-		fmt.Fprint(w, ", paused")
-	case !s.OfflineSince.IsZero():
-		fmt.Fprintf(w, ", offline since %s", relTime(s.OfflineSince, now))
-	}
-	fmt.Fprintf(w, ", last sync %s", relTime(s.LastSyncAt, now))
-	if n := len(s.Review); n > 0 {
-		fmt.Fprintf(w, ", %d for review", n)
-	}
-	printSyncNext(w, s, now)
-	fmt.Fprintln(w)
-}
-
-// syncOnFix is how to turn sync on, in status's words.
-func syncOnFix(cfgPath string) string {
-	where := "the config file"
-	if cfgPath != "" {
-		where = cfgPath
-	}
-	return "to sync the memory through it, memoryd install --sync (or set sync.enabled: true in " + where + "), then memoryd restart"
-}

@@ -237,7 +237,7 @@ func extractionTeam(stateDir string) func(dir string) *extractor.Team {
 
 // teamCheck adds to out the team facts of dir's project whose cited files
 // changed (memoryd check), named .memory/x.md, project "team".
-func teamCheck(out checkJSON, dir, typ string) checkJSON {
+func teamCheck(out cite.Report, dir, typ string) cite.Report {
 	tf, ok := team.Find(dir)
 	if !ok {
 		return out
@@ -249,7 +249,7 @@ func teamCheck(out checkJSON, dir, typ string) checkJSON {
 	}
 	out.Checked += n
 	for _, s := range stale {
-		out.Stale = append(out.Stale, staleJSON{File: teamFile(s.File), Project: "team", Root: s.Result.Root,
+		out.Stale = append(out.Stale, cite.StaleFact{File: teamFile(s.File), Project: "team", Root: s.Result.Root,
 			Marker: cite.Marker(s.Result.Changes), Changes: s.Result.Changes})
 	}
 	return out

@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/status"
 	"github.com/memoryd/memoryd/internal/usage"
 )
 
@@ -50,28 +50,9 @@ func (f *folder) uses() map[string]usage.Use {
 	return u
 }
 
-// usesText says how often a fact was used: "used 3 times, last 2026-11-26
-// 10:02", or "never used by an agent".
-func usesText(u usage.Use) string {
-	switch u.Uses {
-	case 0:
-		return "never used by an agent"
-	case 1:
-		return "used once, " + u.Last.Local().Format("2006-01-02 15:04")
-	}
-	return fmt.Sprintf("used %d times, last %s", u.Uses, u.Last.Local().Format("2006-01-02 15:04"))
-}
-
-// unusedReport is status's proposal of the facts no agent used for a while.
-type unusedReport struct {
-	After   string   `json:"after"`   // review.unused_after, such as "90d"
-	Files   []string `json:"files"`   // the facts, by file name
-	Command string   `json:"command"` // what lists them to act on
-}
-
 // unusedProposal is the facts no agent used (facts.Unused) for
 // review.unused_after; nil when that is 0 or none qualifies.
-func unusedProposal(f *folder, now time.Time) *unusedReport {
+func unusedProposal(f *folder, now time.Time) *status.Unused {
 	after := f.cfg.Review.UnusedAfter
 	if after <= 0 {
 		return nil
@@ -84,20 +65,7 @@ func unusedProposal(f *folder, now time.Time) *unusedReport {
 	if len(files) == 0 {
 		return nil
 	}
-	return &unusedReport{After: after.String(), Files: files, Command: "memoryd list --all --unused " + after.String()}
-}
-
-// printUnused prints the proposal: how many, the first few, and the command.
-func printUnused(w io.Writer, u *unusedReport) {
-	if u == nil {
-		return
-	}
-	names := strings.Join(u.Files[:min(3, len(u.Files))], ", ")
-	if len(u.Files) > 3 {
-		names += ", …"
-	}
-	fmt.Fprintf(w, "unused         %d %s no agent used in %s, for review (never deleted on their own): %s — %s, then memoryd forget NAME or pin it\n",
-		len(u.Files), plural(len(u.Files), "fact", "facts"), u.After, names, u.Command)
+	return &status.Unused{After: after.String(), Files: files, Command: "memoryd list --all --unused " + after.String()}
 }
 
 // printUnusedHint adds status's proposal of unused facts to the review

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"syscall"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
-	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/warm"
 )
 
@@ -19,18 +15,7 @@ import (
 // warmServer is the daemon's answering of searches from x, its search
 // index: the daemon syncs x through it and runs it.
 func warmServer(f *folder, x *search.Index) *warm.Server {
-	return warm.New(warm.Options{StateDir: f.stateDir, MemoryDir: f.dir, Version: warmVersion(), Logger: f.log}, x)
-}
-
-// warmVersion names this build for the warm socket: a daemon of another
-// build (an upgrade not yet restarted) is not asked.
-func warmVersion() string {
-	b := readBuildInfo()
-	v := b.version + " " + b.commit
-	if b.modified {
-		v += " modified"
-	}
-	return v
+	return warm.New(warm.Options{StateDir: f.stateDir, MemoryDir: f.dir, Version: build().Build(), Logger: f.log}, x)
 }
 
 // askWarm asks the running daemon for q's hits. ok is false when there is
@@ -39,7 +24,7 @@ func warmVersion() string {
 // daemon at all (no socket, nobody listening) is the usual case and says
 // nothing, so that a hook prints nothing on its standard error.
 func askWarm(ctx context.Context, f *folder, q search.Query) (hits []search.Hit, ok bool, err error) {
-	hits, err = warm.Ask(ctx, f.stateDir, f.dir, warmVersion(), q)
+	hits, err = warm.Ask(ctx, f.stateDir, f.dir, build().Build(), q)
 	if errors.Is(err, warm.ErrUnavailable) {
 		if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
 			f.log.Debug("searching without the daemon", "why", err)
@@ -58,20 +43,4 @@ func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(er
 	}
 	q.Embedder = embedder(f)
 	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
-}
-
-// writeSessions writes recall's record of what each session was given. It
-// is not synced to disk: a crash that loses it only lets a fact be given
-// again, while two syncs would cost every prompt that adds a fact
-// milliseconds to tens of milliseconds on a busy disk.
-func writeSessions(stateDir string, s recall.Sessions) error {
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := state.Ensure(stateDir); err != nil {
-		return err
-	}
-	_, err = atomicfile.WriteNoSync(stateDir, recallSessionsFile, append(data, '\n'), 0o600)
-	return err
 }

@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/extractor"
+	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
-	"github.com/memoryd/memoryd/internal/transcript"
 )
 
 func newCmdWhy(a *app) *cobra.Command {
@@ -32,11 +30,11 @@ func runWhy(ctx context.Context, o *factOptions) error {
 	if err != nil {
 		return err
 	}
-	note, data := shownFact(f, m, data) // the gate: a secret line [REDACTED]
+	note, data := f.gate().Shown(m, data) // the gate: a secret line [REDACTED]
 	if o.json {
 		return writeWhyJSON(ctx, e, f, m, data)
 	}
-	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, supersededLine(m))
+	fmt.Fprintf(e.stdout, "# %s\n%s", m.File, facts.SupersededLine(m))
 	if note != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", note)
 	}
@@ -56,45 +54,18 @@ func runWhy(ctx context.Context, o *factOptions) error {
 
 // whyJSON is what `memoryd why --json` prints.
 type whyJSON struct {
-	Fact    factJSON     `json:"fact"`
-	Content string       `json:"content"`
-	Sources []sourceJSON `json:"sources"`
+	Fact    facts.View         `json:"fact"`
+	Content string             `json:"content"`
+	Sources []facts.SourceView `json:"sources"`
 	// Commits touched the file, newest first, following renames; empty,
 	// with CommitsProblem saying why, when there is no repository.
-	Commits        []commitJSON     `json:"commits"`
-	CommitsProblem string           `json:"commitsProblem,omitempty"`
-	Transcripts    []transcriptJSON `json:"transcripts"`
-}
-
-type sourceJSON struct {
-	Agent    string `json:"agent"`
-	Session  string `json:"session,omitempty"`
-	Messages string `json:"messages,omitempty"`
-	At       string `json:"at,omitempty"`
-	Cwd      string `json:"cwd,omitempty"`
-	Host     string `json:"host,omitempty"`
-}
-
-type commitJSON struct {
-	Hash    string    `json:"hash"`
-	At      time.Time `json:"at"`
-	Subject string    `json:"subject"`
-}
-
-// transcriptJSON is the excerpt a source's session gave, as sent to the
-// model, or the problem that kept it from being shown.
-type transcriptJSON struct {
-	Agent   string `json:"agent"`
-	Session string `json:"session"`
-	Excerpt string `json:"excerpt,omitempty"`
-	Problem string `json:"problem,omitempty"`
+	Commits        []facts.CommitView        `json:"commits"`
+	CommitsProblem string                    `json:"commitsProblem,omitempty"`
+	Transcripts    []extractor.SourceExcerpt `json:"transcripts"`
 }
 
 func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data []byte) error {
-	out := whyJSON{Fact: factOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: []sourceJSON{}, Commits: []commitJSON{}, Transcripts: []transcriptJSON{}}
-	for _, s := range m.Sources {
-		out.Sources = append(out.Sources, sourceJSON(s))
-	}
+	out := whyJSON{Fact: facts.ViewOf(m, cite.NewChecker(workDir())), Content: string(data), Sources: facts.SourceViews(m.Sources), Commits: []facts.CommitView{}, Transcripts: []extractor.SourceExcerpt{}}
 	if f.repo == nil {
 		out.CommitsProblem = f.gitProblem()
 	} else {
@@ -103,7 +74,7 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 			return err
 		}
 		for _, c := range log {
-			out.Commits = append(out.Commits, commitJSON{Hash: c.Hash, At: c.When, Subject: c.Subject})
+			out.Commits = append(out.Commits, facts.CommitView{Hash: c.Hash, At: c.When, Subject: c.Subject})
 		}
 	}
 	if slices.ContainsFunc(m.Sources, func(s index.Source) bool { return s.Session != "" }) {
@@ -113,22 +84,8 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 	return writeJSON(e.stdout, out)
 }
 
-func printSources(w io.Writer, sources []index.Source) {
-	if len(sources) == 0 {
-		fmt.Fprintln(w, "sources: none recorded (written by hand, or before memoryd recorded sources)")
-		return
-	}
-	fmt.Fprintln(w, "sources:")
-	for _, s := range sources {
-		parts := []string{s.Agent}
-		for _, kv := range [][2]string{{"session", s.Session}, {"messages", s.Messages}, {"at", s.At}, {"cwd", s.Cwd}, {"host", s.Host}} {
-			if kv[1] != "" {
-				parts = append(parts, kv[0]+" "+kv[1])
-			}
-		}
-		fmt.Fprintf(w, "  - %s\n", strings.Join(parts, ", "))
-	}
-}
+// printSources writes where a fact came from (facts.PrintSources).
+var printSources = facts.PrintSources
 
 // printCommits lists the commits that touched the file, following renames.
 func printCommits(ctx context.Context, w io.Writer, f *folder, file string) error {
@@ -167,28 +124,8 @@ func printExcerpts(ctx context.Context, w io.Writer, f *folder, sources []index.
 }
 
 // excerpts are the transcript excerpts of the sources that name a session.
-func excerpts(ctx context.Context, f *folder, sources []index.Source) []transcriptJSON {
+func excerpts(ctx context.Context, f *folder, sources []index.Source) []extractor.SourceExcerpt {
 	srcs := openSources(f)
 	defer srcs.Close()
-	x := newExtractor(f, nil, srcs, "memoryd why")
-	var out []transcriptJSON
-	for _, s := range sources {
-		if s.Session == "" {
-			continue
-		}
-		t := transcriptJSON{Agent: s.Agent, Session: s.Session}
-		text, err := x.Excerpt(ctx, s)
-		switch {
-		case errors.Is(err, transcript.ErrSessionGone):
-			t.Problem = fmt.Sprintf("the session is gone (deleted from %s's history)", s.Agent)
-		case errors.Is(err, extractor.ErrNoTranscript):
-			t.Problem = fmt.Sprintf("no %s transcripts on this machine", s.Agent)
-		case err != nil:
-			t.Problem = err.Error()
-		default:
-			t.Excerpt = text
-		}
-		out = append(out, t)
-	}
-	return out
+	return newExtractor(f, nil, srcs, "memoryd why").Excerpts(ctx, sources)
 }

@@ -1,7 +1,9 @@
 // Package daemon is memoryd's one scheduler. It owns the event loop, the
 // debounce timers, the compaction triggers and extraction scheduling: it
 // decides when things happen and leaves how to the job packages (index,
-// gitstore, compactor, extractor).
+// gitstore, compactor, extractor). Host keeps a daemon on its folder
+// (the single-instance lock, the log file, the nudge signal), and Nudge is
+// a command's side of that signal.
 package daemon
 
 import (

@@ -82,3 +82,37 @@ func between(msgs []transcript.Message, first, last string) []transcript.Message
 	}
 	return msgs[from : to+1]
 }
+
+// SourceExcerpt is the excerpt a source's session gave, as sent to the
+// model, or the problem that kept it from being shown (`memoryd why`).
+type SourceExcerpt struct {
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	Excerpt string `json:"excerpt,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// Excerpts is Excerpt of each source that names a session, with each
+// problem in the user's words.
+func (x *Extractor) Excerpts(ctx context.Context, sources []index.Source) []SourceExcerpt {
+	var out []SourceExcerpt
+	for _, s := range sources {
+		if s.Session == "" {
+			continue
+		}
+		t := SourceExcerpt{Agent: s.Agent, Session: s.Session}
+		text, err := x.Excerpt(ctx, s)
+		switch {
+		case errors.Is(err, transcript.ErrSessionGone):
+			t.Problem = fmt.Sprintf("the session is gone (deleted from %s's history)", s.Agent)
+		case errors.Is(err, ErrNoTranscript):
+			t.Problem = fmt.Sprintf("no %s transcripts on this machine", s.Agent)
+		case err != nil:
+			t.Problem = err.Error()
+		default:
+			t.Excerpt = text
+		}
+		out = append(out, t)
+	}
+	return out
+}

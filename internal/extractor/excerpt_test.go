@@ -36,4 +36,8 @@ func TestExcerptFromOpenCode(t *testing.T) {
 	if _, err := e.x.Excerpt(ctx, index.Source{Agent: "cli"}); !errors.Is(err, ErrNoTranscript) {
 		t.Fatalf("a person's fact: %v", err)
 	}
+	ex := e.x.Excerpts(ctx, []index.Source{m.Sources[0], gone, {Agent: "cli"}})
+	if len(ex) != 2 || ex[0].Excerpt != text || ex[1].Problem != "the session is gone (deleted from opencode's history)" {
+		t.Errorf("excerpts: %+v", ex)
+	}
 }

@@ -1,6 +1,11 @@
 package folder
 
-import "github.com/memoryd/memoryd/internal/index"
+import (
+	"fmt"
+
+	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/search"
+)
 
 // HeldFact is a fact the gate holds from agents until a person confirms it.
 type HeldFact struct {
@@ -22,4 +27,61 @@ func (g *Gate) Planted(snap index.Snapshot) []HeldFact {
 		}
 	}
 	return out
+}
+
+// HeldNotes names the facts of snap the gate holds from agents as planted
+// instructions, with what the rule saw and the commands that read, let
+// out or remove each (doctor's "held from agents").
+func (g *Gate) HeldNotes(snap index.Snapshot) []string {
+	var out []string
+	for _, h := range g.Planted(snap) {
+		out = append(out, fmt.Sprintf("%s is held from agents: %s; read it (memoryd show %s), then let it out with memoryd check --confirm %s, or remove it with memoryd forget %s",
+			h.File, h.Reason, h.Name, h.Name, h.Name))
+	}
+	return out
+}
+
+// HeldIn is HeldNotes of the memory folder dir as it is, for status; an
+// unreadable folder holds nothing here (its problems are reported
+// elsewhere).
+func (g *Gate) HeldIn(dir string) []string {
+	snap, err := index.Scan(dir)
+	if err != nil {
+		return nil
+	}
+	return g.HeldNotes(snap)
+}
+
+// SearchHits is hits as `memoryd search` may print them from the memory
+// folder dir: a fact with a secret with its title and description
+// redacted and, for its snippet, the reason; a planted instruction with
+// the note that agents do not get it; a held fact left out.
+func (g *Gate) SearchHits(dir string, hits []search.Hit) []search.Hit {
+	out := hits[:0]
+	for _, h := range hits {
+		d, m := g.DecideFile(RoadSearch, dir, h.File, "")
+		switch {
+		case d.Verdict == Hold:
+			continue
+		case d.Verdict == Redact:
+			h.Title, h.Description, h.Snippet = index.TitleOf(d.Title, m.Name, m.File), d.Description, d.Reason
+		case d.Mark != "" && !m.Superseded():
+			h.Snippet = "(" + d.Mark + ") " + h.Snippet
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// Shown is the text of m as `memoryd show` and `why` print it, and note,
+// what the gate says of it when it redacts it or holds it from agents.
+func (g *Gate) Shown(m *index.Memory, data []byte) (note string, text []byte) {
+	d := g.Decide(RoadSearch, m, "")
+	switch {
+	case d.Verdict == Redact:
+		return d.Reason, []byte(d.Text)
+	case d.Mark != "" && !m.Superseded():
+		return d.Mark, data
+	}
+	return "", data
 }

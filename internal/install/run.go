@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -91,4 +93,24 @@ func withoutKey(env []string, key string) []string {
 		}
 	}
 	return out
+}
+
+// Journal runs journalctl, found on path, for the user unit: its last n
+// lines, and with follow what it appends, on stdout and stderr. A ctx
+// ended (Ctrl-C, which journalctl gets too) is not a failure.
+func Journal(ctx context.Context, path string, n int, follow bool, stdout, stderr io.Writer) error {
+	bin, err := LookPath("journalctl", path)
+	if err != nil {
+		return fmt.Errorf("the service logs to the systemd journal, but %w", err)
+	}
+	args := []string{"--user", "-u", UnitName, "-n", strconv.Itoa(n), "--no-pager"}
+	if follow {
+		args = append(args, "-f")
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("journalctl: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,8 @@
 // daemon that runs for months takes at most twice the bound on disk. It
 // also reads such a log back: the last lines, then what is appended, across
 // rotations (`memoryd logs -f`). Dedupe keeps a daemon stuck retrying
-// something from filling it with one line repeated.
+// something from filling it with one line repeated. Command is a
+// command's log: held until the state folder is known, then in its file.
 package logfile
 
 import (

@@ -1,8 +1,11 @@
 // Package recall chooses what an agent is told at the moment of need: the
 // few facts that bear on the prompt in hand and that the session has not
-// seen yet, within a byte budget, under a one-line preface. It is pure —
-// the command (`memoryd recall`) searches, reads the files and the
-// session's record, and hands the candidates here.
+// seen yet, within a byte budget, under a one-line preface. The choice is
+// pure — the command (`memoryd recall`) searches and reads the files, and
+// hands the candidates here. The package also keeps the hook's side: its
+// input and output (ReadInput, Output), what a session loaded at its start
+// (Loaded), and the record of what each session was given, in the state
+// folder (ReadSessions, RecordGiven).
 //
 // Relevance is deliberately strict: a fact is offered only when it holds
 // enough of the prompt's content words (stop words, greetings and question

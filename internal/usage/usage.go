@@ -356,3 +356,15 @@ func readIf(path string) ([]byte, error) {
 	}
 	return data, err
 }
+
+// Text says how often a fact was used, for `memoryd show`: "used 3 times,
+// last 2026-11-26 10:02", or "never used by an agent".
+func (u Use) Text() string {
+	switch u.Uses {
+	case 0:
+		return "never used by an agent"
+	case 1:
+		return "used once, " + u.Last.Local().Format("2006-01-02 15:04")
+	}
+	return fmt.Sprintf("used %d times, last %s", u.Uses, u.Last.Local().Format("2006-01-02 15:04"))
+}

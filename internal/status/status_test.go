@@ -1,4 +1,4 @@
-package main
+package status
 
 import (
 	"testing"
@@ -32,11 +32,11 @@ func TestStatusRelativeTime(t *testing.T) {
 		{48 * time.Hour, "2 days ago"},
 		{10*24*time.Hour + 13*time.Hour, "11 days ago"},
 	} {
-		if got := relTime(now.Add(-c.d), now); got != c.want {
+		if got := RelTime(now.Add(-c.d), now); got != c.want {
 			t.Errorf("%v ago: %q, want %q", c.d, got, c.want)
 		}
 	}
-	if got := relTime(time.Time{}, now); got != "never" {
+	if got := RelTime(time.Time{}, now); got != "never" {
 		t.Errorf("zero time: %q, want never", got)
 	}
 }

@@ -1,26 +1,26 @@
-package main
+package logfile
 
 import (
 	"io"
 	"path/filepath"
 	"sync"
 
-	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
-// commandLog is where a command's log records go: the state folder's log
+// Command is where a command's log records go: the state folder's log
 // file (memoryd logs), and standard error too with --verbose. A command
 // prints only its own output; `memoryd run` logs to standard error as
-// before (runDaemon). The file is opened at the first record once the
-// state folder is known; records before that wait for it, and go to
-// standard error when it never comes.
-type commandLog struct {
+// before. The file is opened at the first record once the state folder is
+// known (Attach); records before that wait for it, and go to standard
+// error at Close when it never comes. Its methods may be called from any
+// goroutine.
+type Command struct {
 	mu      sync.Mutex
 	verbose io.Writer // standard error with --verbose, else nil
 	stderr  io.Writer // where pending records go when there is no state folder
 	dir     string    // the state folder, "" until known
-	file    *logfile.File
+	file    *File
 	pending [][]byte
 	noFile  bool // the command reads the log file: it writes nothing to it
 }
@@ -28,7 +28,18 @@ type commandLog struct {
 // maxPending bounds the records kept before the state folder is known.
 const maxPending = 64
 
-func (l *commandLog) Write(p []byte) (int, error) {
+// NewCommand is a command's log; records that never find a state folder
+// go to stderr.
+func NewCommand(stderr io.Writer) *Command { return &Command{stderr: stderr} }
+
+// SetVerbose sends every record to w as well (--verbose).
+func (l *Command) SetVerbose(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.verbose = w
+}
+
+func (l *Command) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.verbose != nil {
@@ -49,12 +60,12 @@ func (l *commandLog) Write(p []byte) (int, error) {
 
 // write appends p to the log file, opening it first; called with mu held.
 // A log that cannot be written must not fail the command.
-func (l *commandLog) write(p []byte) {
+func (l *Command) write(p []byte) {
 	if l.file == nil {
 		if state.Ensure(l.dir) != nil {
 			return
 		}
-		f, err := logfile.Open(filepath.Join(l.dir, state.LogFile), logfile.DefaultMax)
+		f, err := Open(filepath.Join(l.dir, state.LogFile), DefaultMax)
 		if err != nil {
 			return
 		}
@@ -63,8 +74,9 @@ func (l *commandLog) write(p []byte) {
 	l.file.Write(p)
 }
 
-// attach names the state folder; the records that waited for it are written.
-func (l *commandLog) attach(dir string) {
+// Attach names the state folder; the records that waited for it are
+// written. A nil log does nothing.
+func (l *Command) Attach(dir string) {
 	if l == nil {
 		return
 	}
@@ -80,9 +92,10 @@ func (l *commandLog) attach(dir string) {
 	l.pending = nil
 }
 
-// keepOutOfFile keeps the command's records out of the log file: memoryd
-// logs shows that file, and its own records would show in it.
-func (l *commandLog) keepOutOfFile() {
+// KeepOutOfFile keeps the command's records out of the log file: memoryd
+// logs shows that file, and its own records would show in it. A nil log
+// does nothing.
+func (l *Command) KeepOutOfFile() {
 	if l == nil {
 		return
 	}
@@ -91,9 +104,9 @@ func (l *commandLog) keepOutOfFile() {
 	l.noFile, l.pending = true, nil
 }
 
-// close writes what still waits for a state folder to standard error
+// Close writes what still waits for a state folder to standard error
 // (unless --verbose did already) and closes the file.
-func (l *commandLog) close() {
+func (l *Command) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.verbose == nil && l.stderr != nil {
@@ -105,13 +118,4 @@ func (l *commandLog) close() {
 	if l.file != nil {
 		l.file.Close()
 	}
-}
-
-// logWriter is where e's loggers write: the command log when the command
-// line set one up, else standard error.
-func (e env) logWriter() io.Writer {
-	if e.log != nil {
-		return e.log
-	}
-	return e.stderr
 }
