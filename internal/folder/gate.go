@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // The gate on the way out. Memory leaves the folder's files on many roads;
@@ -82,6 +83,7 @@ type Gate struct {
 	confirmed *confirmations
 	mu        sync.Mutex
 	planted   map[string]string // fact hash → PlantedInstruction of its text
+	verdicts  *verdicts.Set     // texts found clean by any process; nil: none
 }
 
 // NewGate returns the gate of the memory folder whose state folder is
@@ -199,13 +201,33 @@ func (g *Gate) plantedOf(m *index.Memory) string {
 	if ok {
 		return why
 	}
-	why = PlantedInstruction(plantedText(m))
+	why = g.plantedScreened(m)
 	g.mu.Lock()
 	if len(g.planted) > 1<<14 {
 		clear(g.planted)
 	}
 	g.planted[m.Hash] = why
 	g.mu.Unlock()
+	return why
+}
+
+// plantedCheck names the planted-instruction check in a verdicts.Set.
+const plantedCheck = "fact: folder.PlantedInstruction"
+
+// plantedScreened is PlantedInstruction of m's text, skipped when the
+// gate's verdicts holds that exact text as found clean.
+func (g *Gate) plantedScreened(m *index.Memory) string {
+	if g.verdicts == nil {
+		return PlantedInstruction(plantedText(m))
+	}
+	key := verdicts.KeyOf(plantedCheck, m.Name, m.Title, m.Description, m.Body)
+	if g.verdicts.Clean(key) {
+		return ""
+	}
+	why := PlantedInstruction(plantedText(m))
+	if why == "" {
+		g.verdicts.Add(key)
+	}
 	return why
 }
 

@@ -28,6 +28,11 @@ type Tx struct {
 // committed stays on disk for the daemon to commit. Close twice is safe.
 func (tx *Tx) Close() {
 	if tx.lock != nil {
+		// Begin scanned the whole folder, each fact through the index's
+		// hold: every current text was checked.
+		if tx.store != nil {
+			tx.f.SaveVerdicts()
+		}
 		tx.lock.Unlock()
 		tx.lock = nil
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // entryLine is a memory's index line as rendered when it was parsed, with
@@ -24,8 +25,8 @@ type entryLine struct {
 	scope                          string
 }
 
-func newEntryLine(m *Memory) *entryLine {
-	line := appendRendered(make([]byte, 0, entrySizeHint(m)), m)
+func newEntryLine(m *Memory, set *verdicts.Set) *entryLine {
+	line := appendScreened(make([]byte, 0, entrySizeHint(m)), m, set)
 	return &entryLine{m.File, m.Name, m.Title, m.Description, line, m.Type, section(m.Type), m.Project, m.Scope()}
 }
 
@@ -74,8 +75,37 @@ func entryBytes(m *Memory) []byte {
 // description is replaced by secrets.Redacted: the fact itself is held out
 // of commits by the screen, and its line must not hold the index with it.
 func appendRendered(b []byte, m *Memory) []byte {
-	title, _ := secrets.Redact(m.Title)
-	description, _ := secrets.Redact(m.Description)
+	return appendScreened(b, m, nil)
+}
+
+// lineCheck names the secret check of an index line's title and
+// description in a verdicts.Set.
+const lineCheck = "index line: secrets.Redact"
+
+// appendScreened is appendRendered that skips the secret detector when
+// set holds the exact title and description as found clean, and records
+// them there when the detector finds them so.
+func appendScreened(b []byte, m *Memory, set *verdicts.Set) []byte {
+	if set == nil || m.Title == "" && m.Description == "" {
+		title, _ := secrets.Redact(m.Title)
+		description, _ := secrets.Redact(m.Description)
+		return appendLine(b, m, title, description)
+	}
+	key := verdicts.KeyOf(lineCheck, m.Title, m.Description)
+	if set.Clean(key) {
+		return appendLine(b, m, m.Title, m.Description)
+	}
+	title, n := secrets.Redact(m.Title)
+	description, n2 := secrets.Redact(m.Description)
+	if n+n2 == 0 {
+		set.Add(key)
+	}
+	return appendLine(b, m, title, description)
+}
+
+// appendLine appends m's index line with title and description, already
+// redacted.
+func appendLine(b []byte, m *Memory, title, description string) []byte {
 	b = append(b, "- ["...)
 	switch {
 	case !blank(title, 0):

@@ -1,0 +1,195 @@
+// Package verdicts remembers, across processes, which texts the detectors
+// (the secret rules behind an index line, the planted-instruction rules)
+// already found clean, so that a one-shot command at 10,000 facts runs
+// them only on the texts that changed.
+//
+// A key is the SHA-256 of the exact text a detector read, with the name of
+// the check before it (Key): a changed text is a new key, so an edit that
+// keeps a file's size and modification time can never reuse a verdict.
+// Only clean verdicts are kept; a text that holds something is checked
+// again every time. The file is tied to the memoryd binary that wrote it
+// (its path, size, times and inode): another build, whose rules may
+// differ, starts afresh. A missing, torn, corrupt or foreign file is
+// ignored and replaced; nothing here ever fails a command.
+package verdicts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/memoryd/memoryd/internal/atomicfile"
+)
+
+// KeySize is the size of a key.
+const KeySize = sha256.Size
+
+// Key identifies one text as one check reads it.
+type Key [KeySize]byte
+
+// KeyOf returns the key of check over the texts, each ended by a zero byte
+// (so that ("ab", "c") and ("a", "bc") differ).
+func KeyOf(check string, texts ...string) Key {
+	h := sha256.New()
+	h.Write([]byte(check))
+	h.Write([]byte{0})
+	for _, t := range texts {
+		h.Write([]byte(t))
+		h.Write([]byte{0})
+	}
+	var k Key
+	h.Sum(k[:0])
+	return k
+}
+
+// magic starts every file; the binary's identity follows on the same line.
+const magic = "memoryd verdicts 1 "
+
+// Set is the clean verdicts of one state folder. It is safe for
+// concurrent use. A nil *Set remembers nothing: Clean is false, Add and
+// Save do nothing.
+type Set struct {
+	dir, name string
+	header    []byte // magic, the binary's identity, '\n'
+	old       []Key  // sorted, as read (nil: none or unusable)
+
+	mu    sync.Mutex
+	used  map[Key]bool // keys found clean or added by this process
+	added bool
+}
+
+// Open reads the set kept in the file name of the state folder dir. It
+// never fails: a file it cannot use gives an empty set, replaced by the
+// next Save. It returns nil (a set that remembers nothing) when the
+// running binary cannot be identified.
+func Open(dir, name string) *Set {
+	id, ok := binaryID()
+	if !ok || dir == "" {
+		return nil
+	}
+	s := &Set{dir: dir, name: name, header: []byte(magic + id + "\n"), used: map[Key]bool{}}
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err == nil {
+		s.old = decode(data, s.header)
+	}
+	return s
+}
+
+// binaryID names the running executable's file as it is on disk, so that
+// a rebuilt or upgraded binary (other rules) does not trust this one's
+// verdicts.
+func binaryID() (string, bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "", false
+	}
+	id := fmt.Sprintf("%q %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id += fmt.Sprintf(" %d %d", st.Ino, st.Dev)
+	}
+	return id, true
+}
+
+// decode returns the keys of data, a file written by encode with header,
+// or nil when it is not one (another binary's, torn, corrupt).
+func decode(data, header []byte) []Key {
+	body, ok := bytes.CutPrefix(data, header)
+	if !ok || len(body) < KeySize || (len(body)-KeySize)%KeySize != 0 {
+		return nil
+	}
+	sum := sha256.Sum256(data[:len(data)-KeySize])
+	if !bytes.Equal(sum[:], body[len(body)-KeySize:]) {
+		return nil
+	}
+	keys := make([]Key, (len(body)-KeySize)/KeySize)
+	for i := range keys {
+		copy(keys[i][:], body[i*KeySize:])
+		if i > 0 && bytes.Compare(keys[i-1][:], keys[i][:]) >= 0 {
+			return nil
+		}
+	}
+	return keys
+}
+
+// encode is the file holding keys (sorted, unique): header, the keys,
+// and the SHA-256 of all that.
+func encode(header []byte, keys []Key) []byte {
+	data := make([]byte, 0, len(header)+(len(keys)+1)*KeySize)
+	data = append(data, header...)
+	for _, k := range keys {
+		data = append(data, k[:]...)
+	}
+	sum := sha256.Sum256(data)
+	return append(data, sum[:]...)
+}
+
+// Clean reports whether the text of k was found clean before, by this
+// process or one that saved the set.
+func (s *Set) Clean(k Key) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used[k] {
+		return true
+	}
+	_, ok := slices.BinarySearchFunc(s.old, k, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
+	if ok {
+		s.used[k] = true
+	}
+	return ok
+}
+
+// Add records that the text of k was found clean.
+func (s *Set) Add(k Key) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.used[k] {
+		s.used[k] = true
+		s.added = true
+	}
+}
+
+// Save writes the set when this process added to it. With all (the caller
+// checked every current text of the folder through this set), it keeps
+// only the keys this process used, so that verdicts of texts gone from
+// the folder do not pile up; without, it keeps the file's keys too. The
+// write is atomic but not synced: a crash loses only work.
+func (s *Set) Save(all bool) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	if !s.added {
+		s.mu.Unlock()
+		return nil
+	}
+	keys := make([]Key, 0, len(s.used)+len(s.old))
+	for k := range s.used {
+		keys = append(keys, k)
+	}
+	if !all {
+		keys = append(keys, s.old...)
+	}
+	s.added = false
+	s.mu.Unlock()
+	slices.SortFunc(keys, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
+	keys = slices.Compact(keys)
+	if _, err := atomicfile.WriteNoSync(s.dir, s.name, encode(s.header, keys), 0o600); err != nil {
+		return fmt.Errorf("save the detectors' verdicts: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package verdicts
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSaveOpenRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := KeyOf("check", "a"), KeyOf("check", "b"), KeyOf("check", "c")
+	s := Open(dir, "v")
+	if s.Clean(a) {
+		t.Fatal("a new set holds a key")
+	}
+	s.Add(a)
+	s.Add(b)
+	if !s.Clean(a) || !s.Clean(b) || s.Clean(c) {
+		t.Fatal("Clean after Add: want a and b, not c")
+	}
+	if err := s.Save(true); err != nil {
+		t.Fatal(err)
+	}
+	s2 := Open(dir, "v")
+	if !s2.Clean(a) || !s2.Clean(b) || s2.Clean(c) {
+		t.Fatal("Clean after Save and Open: want a and b, not c")
+	}
+	// A process that used only a and added c, over every text: b is gone
+	// from the folder and dropped.
+	s2b := Open(dir, "v")
+	s2b.Clean(a)
+	s2b.Add(c)
+	if err := s2b.Save(true); err != nil {
+		t.Fatal(err)
+	}
+	if s3 := Open(dir, "v"); !s3.Clean(a) || s3.Clean(b) || !s3.Clean(c) {
+		t.Fatal("Save(true) keeps what this process used (a, c) and drops b")
+	}
+	// Without all, the file's other keys stay.
+	s4 := Open(dir, "v")
+	s4.Add(b)
+	if err := s4.Save(false); err != nil {
+		t.Fatal(err)
+	}
+	if s5 := Open(dir, "v"); !s5.Clean(a) || !s5.Clean(b) || !s5.Clean(c) {
+		t.Fatal("Save(false) keeps the file's keys and adds b")
+	}
+}
+
+func TestKeyOfSeparatesTexts(t *testing.T) {
+	if KeyOf("x", "ab", "c") == KeyOf("x", "a", "bc") || KeyOf("x", "a") == KeyOf("y", "a") {
+		t.Fatal("keys of different texts or checks collide")
+	}
+}
+
+// TestUnusableFileIsIgnored: a torn, corrupt or foreign file gives an
+// empty set (never a key it did not hold) and is replaced by Save.
+func TestUnusableFileIsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	a := KeyOf("check", "a")
+	s := Open(dir, "v")
+	s.Add(a)
+	if err := s.Save(true); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(s.header)+3] ^= 1
+	foreign := append([]byte("memoryd verdicts 1 \"/other/memoryd\" 1 2\n"), good[len(s.header):]...)
+	for name, data := range map[string][]byte{
+		"empty": nil, "torn": good[:len(good)-5], "flipped": flipped, "foreign binary": foreign,
+		"no checksum": good[:len(good)-KeySize], "garbage": []byte("\xff\xfe not a verdicts file"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "v"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := Open(dir, "v")
+		if s.Clean(a) {
+			t.Errorf("%s: the set holds a key from an unusable file", name)
+		}
+		s.Add(a)
+		if err := s.Save(true); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !Open(dir, "v").Clean(a) {
+			t.Errorf("%s: Save did not replace the unusable file", name)
+		}
+	}
+}
+
+func TestNilSetRemembersNothing(t *testing.T) {
+	var s *Set
+	s.Add(KeyOf("c", "a"))
+	if s.Clean(KeyOf("c", "a")) || s.Save(true) != nil {
+		t.Fatal("a nil set must remember nothing and save nothing")
+	}
+	if Open("", "v") != nil {
+		t.Fatal("Open without a state folder: want nil")
+	}
+}
