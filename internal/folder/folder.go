@@ -120,9 +120,9 @@ func (f *Folder) Snapshot() (index.Snapshot, error) {
 }
 
 // SaveVerdicts saves, for the next process, the texts the detectors found
-// clean (package verdicts), after a full scan of a store from NewStore
-// (whose index hold checked every fact): the verdicts of texts gone from
-// the folder are dropped. Tx.Close calls it; a command that settles a
+// clean (package verdicts), after a store from NewStore scanned the whole
+// folder and settled its indexes (its hold and index lines checked every
+// fact): the verdicts of texts gone from the folder are dropped. Tx.Close calls it; a command that settles a
 // store of its own calls it when done. A failure costs the next process
 // only the work, so it is not an error of the command.
 func (f *Folder) SaveVerdicts() { f.saveVerdicts(true) }

@@ -7,8 +7,8 @@ import (
 	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
-// TestStoreUsesAndRecordsVerdicts: a Store with a verdicts set records the
-// index lines the secret detector found clean, skips the detector on a
+// TestStoreUsesAndRecordsVerdicts: a scan runs no detector; a Store with a
+// verdicts set, writing its index, records the index lines the secret detector found clean, skips the detector on a
 // line the set holds as clean (shown here by a set that vouches for a
 // line it should not: the detector did not run), and never records a
 // line with a secret.
@@ -22,6 +22,12 @@ func TestStoreUsesAndRecordsVerdicts(t *testing.T) {
 	st := NewStore(dir)
 	st.SetVerdicts(set)
 	if err := st.Scan(); err != nil {
+		t.Fatal(err)
+	}
+	if set.Clean(verdicts.KeyOf(lineCheck, "", "Prefers tabs")) {
+		t.Error("a scan rendered an index line: only writing an index should")
+	}
+	if _, err := st.WriteIndex(); err != nil {
 		t.Fatal(err)
 	}
 	if !set.Clean(verdicts.KeyOf(lineCheck, "", "Prefers tabs")) {
