@@ -316,11 +316,10 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM term`); err != nil {
 			return nil, err
 		}
-		for _, m := range keep {
-			id := old[m.File].id
-			forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
-			ed.addDoc(id, forms)
-			docs.set(id, newDoc(m, lens))
+		for i, ft := range termsOfAll(keep) {
+			id := old[keep[i].File].id
+			ed.addDoc(id, ft.forms)
+			docs.set(id, newDoc(keep[i], ft.lens))
 		}
 	}
 	if err := w.postings(ed, all); err != nil {
@@ -363,7 +362,8 @@ func (w *writer) insert(old map[string]indexed, changed []*index.Memory, ed edit
 	for _, e := range old {
 		next = max(next, e.id+1)
 	}
-	for _, m := range changed {
+	fts := termsOfAll(changed)
+	for i, m := range changed {
 		id := next
 		if prev, ok := old[m.File]; ok {
 			id = prev.id
@@ -374,9 +374,8 @@ func (w *writer) insert(old map[string]indexed, changed []*index.Memory, ed edit
 			m.Name, m.Title, m.Description, m.Body, m.SupersededBy); err != nil {
 			return nil, fmt.Errorf("index %s: %w", m.File, err)
 		}
-		forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
-		ed.addDoc(id, forms)
-		docs.set(id, newDoc(m, lens))
+		ed.addDoc(id, fts[i].forms)
+		docs.set(id, newDoc(m, fts[i].lens))
 		set[m.File] = indexed{id, m.Hash}
 	}
 	return set, nil
