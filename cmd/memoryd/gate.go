@@ -61,6 +61,7 @@ func gateHits(f *folder, hits []search.Hit) []search.Hit {
 		}
 		out = append(out, h)
 	}
+	f.txn().KeepVerdicts()
 	return out
 }
 

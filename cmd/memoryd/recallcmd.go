@@ -225,6 +225,7 @@ func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd strin
 			cands = append(cands, fact)
 		}
 	}
+	f.txn().KeepVerdicts() // the next recall skips the detectors on these
 	return cands
 }
 

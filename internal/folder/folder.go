@@ -127,10 +127,20 @@ func (f *Folder) Snapshot() (index.Snapshot, error) {
 // only the work, so it is not an error of the command.
 func (f *Folder) SaveVerdicts() { f.saveVerdicts(true) }
 
-// saveVerdicts saves the verdicts; all says every current fact was
-// checked through them, or else the file's other verdicts are kept.
-func (f *Folder) saveVerdicts(all bool) {
-	_ = f.verdicts.Save(all)
+// KeepVerdicts saves the verdicts a reader's gate added (a search's or a
+// recall's facts screened clean), keeping the others; nothing when it
+// added none.
+func (f *Folder) KeepVerdicts() { f.saveVerdicts(false) }
+
+// saveVerdicts saves the verdicts; settled says every current fact went
+// through the index's hold and line, so that their checks' verdicts of
+// texts gone can be dropped.
+func (f *Folder) saveVerdicts(settled bool) {
+	if settled {
+		_ = f.verdicts.Save(verdicts.IndexLine, verdicts.Planted)
+		return
+	}
+	_ = f.verdicts.Save()
 }
 
 // Begin starts a transaction for who (named in the lock: "memoryd add").

@@ -113,7 +113,7 @@ func (g *Gate) Decide(road Road, m *index.Memory, stale string) Decision {
 		d.Mark = joinMarks("held from agents: "+why+" (memoryd check --confirm "+m.Name+" lets it out)", stale)
 	}
 	text := secrets.FileText(m.Format())
-	found := secrets.Screen(text)
+	found := g.screen(text)
 	d.Text = text
 	if len(found) == 0 {
 		return d
@@ -211,8 +211,23 @@ func (g *Gate) plantedOf(m *index.Memory) string {
 	return why
 }
 
-// plantedCheck names the planted-instruction check in a verdicts.Set.
-const plantedCheck = "fact: folder.PlantedInstruction"
+// screen is secrets.Screen of text, skipped when the gate's verdicts
+// hold that exact text as found clean: a recall of clean facts then never
+// even parses the detector's rule set.
+func (g *Gate) screen(text string) []secrets.Finding {
+	if g.verdicts == nil {
+		return secrets.Screen(text)
+	}
+	key := verdicts.KeyOf(verdicts.Screen, text)
+	if g.verdicts.Clean(key) {
+		return nil
+	}
+	found := secrets.Screen(text)
+	if len(found) == 0 {
+		g.verdicts.Add(key)
+	}
+	return found
+}
 
 // plantedScreened is PlantedInstruction of m's text, skipped when the
 // gate's verdicts holds that exact text as found clean.
@@ -220,7 +235,7 @@ func (g *Gate) plantedScreened(m *index.Memory) string {
 	if g.verdicts == nil {
 		return PlantedInstruction(plantedText(m))
 	}
-	key := verdicts.KeyOf(plantedCheck, m.Name, m.Title, m.Description, m.Body)
+	key := verdicts.KeyOf(verdicts.Planted, m.Name, m.Title, m.Description, m.Body)
 	if g.verdicts.Clean(key) {
 		return ""
 	}

@@ -97,10 +97,6 @@ func appendRendered(b []byte, m *Memory) []byte {
 	return appendScreened(b, m, nil)
 }
 
-// lineCheck names the secret check of an index line's title and
-// description in a verdicts.Set.
-const lineCheck = "index line: secrets.Redact"
-
 // appendScreened is appendRendered that skips the secret detector when
 // set holds the exact title and description as found clean, and records
 // them there when the detector finds them so.
@@ -110,7 +106,7 @@ func appendScreened(b []byte, m *Memory, set *verdicts.Set) []byte {
 		description, _ := secrets.Redact(m.Description)
 		return appendLine(b, m, title, description)
 	}
-	key := verdicts.KeyOf(lineCheck, m.Title, m.Description)
+	key := verdicts.KeyOf(verdicts.IndexLine, m.Title, m.Description)
 	if set.Clean(key) {
 		return appendLine(b, m, m.Title, m.Description)
 	}

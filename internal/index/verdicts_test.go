@@ -24,16 +24,16 @@ func TestStoreUsesAndRecordsVerdicts(t *testing.T) {
 	if err := st.Scan(); err != nil {
 		t.Fatal(err)
 	}
-	if set.Clean(verdicts.KeyOf(lineCheck, "", "Prefers tabs")) {
+	if set.Clean(verdicts.KeyOf(verdicts.IndexLine, "", "Prefers tabs")) {
 		t.Error("a scan rendered an index line: only writing an index should")
 	}
 	if _, err := st.WriteIndex(); err != nil {
 		t.Fatal(err)
 	}
-	if !set.Clean(verdicts.KeyOf(lineCheck, "", "Prefers tabs")) {
+	if !set.Clean(verdicts.KeyOf(verdicts.IndexLine, "", "Prefers tabs")) {
 		t.Error("the clean line was not recorded")
 	}
-	if set.Clean(verdicts.KeyOf(lineCheck, "", "Deploy with "+token)) {
+	if set.Clean(verdicts.KeyOf(verdicts.IndexLine, "", "Deploy with "+token)) {
 		t.Error("a line with a token was recorded clean")
 	}
 	if line := string(entryBytes(st.get("user-secret.md").mem)); strings.Contains(line, token) {
@@ -41,7 +41,7 @@ func TestStoreUsesAndRecordsVerdicts(t *testing.T) {
 	}
 
 	vouching := verdicts.Open(t.TempDir(), "v")
-	vouching.Add(verdicts.KeyOf(lineCheck, "", "Deploy with "+token))
+	vouching.Add(verdicts.KeyOf(verdicts.IndexLine, "", "Deploy with "+token))
 	st2 := NewStore(dir)
 	st2.SetVerdicts(vouching)
 	if err := st2.Scan(); err != nil {

@@ -29,21 +29,33 @@ import (
 // KeySize is the size of a key.
 const KeySize = sha256.Size
 
-// Key identifies one text as one check reads it.
+// Key identifies one text as one check reads it: the check in its first
+// byte, then 31 bytes of the SHA-256 of the check and the text.
 type Key [KeySize]byte
+
+// Check is a detector whose clean verdicts a Set keeps.
+type Check byte
+
+// The checks, one a detector (never renumber: a number names one check in
+// every file written).
+const (
+	IndexLine Check = 1 + iota // secrets.Redact of an index line's title and description
+	Planted                    // folder.PlantedInstruction of a fact's text
+	Screen                     // secrets.Screen of a fact's file text, by the gate
+)
 
 // KeyOf returns the key of check over the texts, each ended by a zero byte
 // (so that ("ab", "c") and ("a", "bc") differ).
-func KeyOf(check string, texts ...string) Key {
+func KeyOf(check Check, texts ...string) Key {
 	h := sha256.New()
-	h.Write([]byte(check))
-	h.Write([]byte{0})
+	h.Write([]byte{byte(check), 0})
 	for _, t := range texts {
 		h.Write([]byte(t))
 		h.Write([]byte{0})
 	}
 	var k Key
 	h.Sum(k[:0])
+	k[0] = byte(check)
 	return k
 }
 
@@ -56,28 +68,35 @@ const magic = "memoryd verdicts 1 "
 type Set struct {
 	dir, name string
 	header    []byte // magic, the binary's identity, '\n'
-	old       []Key  // sorted, as read (nil: none or unusable)
 
-	mu    sync.Mutex
-	used  map[Key]bool // keys found clean or added by this process
-	added bool
+	mu     sync.Mutex
+	loaded bool         // old was read (on first use: a command that checks nothing reads nothing)
+	old    []Key        // sorted, as read (nil: none or unusable)
+	used   map[Key]bool // keys found clean or added by this process
+	added  bool
 }
 
-// Open reads the set kept in the file name of the state folder dir. It
-// never fails: a file it cannot use gives an empty set, replaced by the
-// next Save. It returns nil (a set that remembers nothing) when the
-// running binary cannot be identified.
+// Open returns the set kept in the file name of the state folder dir,
+// read on first use. It never fails: a file it cannot use gives an empty
+// set, replaced by the next Save. It returns nil (a set that remembers
+// nothing) when the running binary cannot be identified.
 func Open(dir, name string) *Set {
 	id, ok := binaryID()
 	if !ok || dir == "" {
 		return nil
 	}
-	s := &Set{dir: dir, name: name, header: []byte(magic + id + "\n"), used: map[Key]bool{}}
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err == nil {
+	return &Set{dir: dir, name: name, header: []byte(magic + id + "\n"), used: map[Key]bool{}}
+}
+
+// load reads the file once; s.mu is held.
+func (s *Set) load() {
+	if s.loaded {
+		return
+	}
+	s.loaded = true
+	if data, err := os.ReadFile(filepath.Join(s.dir, s.name)); err == nil {
 		s.old = decode(data, s.header)
 	}
-	return s
 }
 
 // binaryID names the running executable's file as it is on disk, so that
@@ -143,6 +162,7 @@ func (s *Set) Clean(k Key) bool {
 	if s.used[k] {
 		return true
 	}
+	s.load()
 	_, ok := slices.BinarySearchFunc(s.old, k, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
 	if ok {
 		s.used[k] = true
@@ -163,12 +183,12 @@ func (s *Set) Add(k Key) {
 	}
 }
 
-// Save writes the set when this process added to it. With all (the caller
-// checked every current text of the folder through this set), it keeps
-// only the keys this process used, so that verdicts of texts gone from
-// the folder do not pile up; without, it keeps the file's keys too. The
-// write is atomic but not synced: a crash loses only work.
-func (s *Set) Save(all bool) error {
+// Save writes the set when this process added to it. The file's keys of
+// the checks in all are dropped unless this process used them (it ran
+// those checks over every current text of the folder): verdicts of texts
+// gone from the folder do not pile up. The file's other keys are kept.
+// The write is atomic but not synced: a crash loses only work.
+func (s *Set) Save(all ...Check) error {
 	if s == nil {
 		return nil
 	}
@@ -177,12 +197,15 @@ func (s *Set) Save(all bool) error {
 		s.mu.Unlock()
 		return nil
 	}
+	s.load()
 	keys := make([]Key, 0, len(s.used)+len(s.old))
 	for k := range s.used {
 		keys = append(keys, k)
 	}
-	if !all {
-		keys = append(keys, s.old...)
+	for _, k := range s.old {
+		if !slices.Contains(all, Check(k[0])) {
+			keys = append(keys, k)
+		}
 	}
 	s.added = false
 	s.mu.Unlock()

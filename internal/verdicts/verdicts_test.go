@@ -8,7 +8,7 @@ import (
 
 func TestSaveOpenRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	a, b, c := KeyOf("check", "a"), KeyOf("check", "b"), KeyOf("check", "c")
+	a, b, c := KeyOf(IndexLine, "a"), KeyOf(IndexLine, "b"), KeyOf(IndexLine, "c")
 	s := Open(dir, "v")
 	if s.Clean(a) {
 		t.Fatal("a new set holds a key")
@@ -18,7 +18,7 @@ func TestSaveOpenRoundTrip(t *testing.T) {
 	if !s.Clean(a) || !s.Clean(b) || s.Clean(c) {
 		t.Fatal("Clean after Add: want a and b, not c")
 	}
-	if err := s.Save(true); err != nil {
+	if err := s.Save(IndexLine); err != nil {
 		t.Fatal(err)
 	}
 	s2 := Open(dir, "v")
@@ -30,25 +30,40 @@ func TestSaveOpenRoundTrip(t *testing.T) {
 	s2b := Open(dir, "v")
 	s2b.Clean(a)
 	s2b.Add(c)
-	if err := s2b.Save(true); err != nil {
+	if err := s2b.Save(IndexLine); err != nil {
 		t.Fatal(err)
 	}
 	if s3 := Open(dir, "v"); !s3.Clean(a) || s3.Clean(b) || !s3.Clean(c) {
-		t.Fatal("Save(true) keeps what this process used (a, c) and drops b")
+		t.Fatal("Save(IndexLine) keeps what this process used (a, c) and drops b")
 	}
 	// Without all, the file's other keys stay.
 	s4 := Open(dir, "v")
 	s4.Add(b)
-	if err := s4.Save(false); err != nil {
+	if err := s4.Save(); err != nil {
 		t.Fatal(err)
 	}
 	if s5 := Open(dir, "v"); !s5.Clean(a) || !s5.Clean(b) || !s5.Clean(c) {
-		t.Fatal("Save(false) keeps the file's keys and adds b")
+		t.Fatal("Save() keeps the file's keys and adds b")
+	}
+	// Dropping the unused keys of one check keeps the other checks' keys.
+	p := KeyOf(Planted, "p")
+	s6 := Open(dir, "v")
+	s6.Add(p)
+	if err := s6.Save(); err != nil {
+		t.Fatal(err)
+	}
+	s7 := Open(dir, "v")
+	s7.Add(KeyOf(IndexLine, "d"))
+	if err := s7.Save(IndexLine); err != nil {
+		t.Fatal(err)
+	}
+	if s8 := Open(dir, "v"); !s8.Clean(p) || s8.Clean(a) {
+		t.Fatal("Save(IndexLine) must drop unused IndexLine keys and keep Planted ones")
 	}
 }
 
 func TestKeyOfSeparatesTexts(t *testing.T) {
-	if KeyOf("x", "ab", "c") == KeyOf("x", "a", "bc") || KeyOf("x", "a") == KeyOf("y", "a") {
+	if KeyOf(Planted, "ab", "c") == KeyOf(Planted, "a", "bc") || KeyOf(Planted, "a") == KeyOf(Screen, "a") || KeyOf(Screen, "a")[0] != byte(Screen) {
 		t.Fatal("keys of different texts or checks collide")
 	}
 }
@@ -57,10 +72,10 @@ func TestKeyOfSeparatesTexts(t *testing.T) {
 // empty set (never a key it did not hold) and is replaced by Save.
 func TestUnusableFileIsIgnored(t *testing.T) {
 	dir := t.TempDir()
-	a := KeyOf("check", "a")
+	a := KeyOf(IndexLine, "a")
 	s := Open(dir, "v")
 	s.Add(a)
-	if err := s.Save(true); err != nil {
+	if err := s.Save(IndexLine); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(filepath.Join(dir, "v"))
@@ -82,7 +97,7 @@ func TestUnusableFileIsIgnored(t *testing.T) {
 			t.Errorf("%s: the set holds a key from an unusable file", name)
 		}
 		s.Add(a)
-		if err := s.Save(true); err != nil {
+		if err := s.Save(IndexLine); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !Open(dir, "v").Clean(a) {
@@ -93,8 +108,8 @@ func TestUnusableFileIsIgnored(t *testing.T) {
 
 func TestNilSetRemembersNothing(t *testing.T) {
 	var s *Set
-	s.Add(KeyOf("c", "a"))
-	if s.Clean(KeyOf("c", "a")) || s.Save(true) != nil {
+	s.Add(KeyOf(IndexLine, "a"))
+	if s.Clean(KeyOf(IndexLine, "a")) || s.Save(IndexLine) != nil {
 		t.Fatal("a nil set must remember nothing and save nothing")
 	}
 	if Open("", "v") != nil {
