@@ -16,10 +16,13 @@ package verdicts
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"sync"
 	"syscall"
 
@@ -71,7 +74,7 @@ type Set struct {
 
 	mu     sync.Mutex
 	loaded bool         // old was read (on first use: a command that checks nothing reads nothing)
-	old    []Key        // sorted, as read (nil: none or unusable)
+	old    []byte       // the file's keys, sorted, KeySize bytes each (nil: none or unusable)
 	used   map[Key]bool // keys found clean or added by this process
 	added  bool
 }
@@ -119,37 +122,44 @@ func binaryID() (string, bool) {
 }
 
 // decode returns the keys of data, a file written by encode with header,
-// or nil when it is not one (another binary's, torn, corrupt).
-func decode(data, header []byte) []Key {
+// as they lie in data, or nil when it is not one (another binary's, torn,
+// corrupt). They are searched where they lie: a copy of 10,000 facts'
+// keys would cost more than the look-ups.
+func decode(data, header []byte) []byte {
 	body, ok := bytes.CutPrefix(data, header)
-	if !ok || len(body) < KeySize || (len(body)-KeySize)%KeySize != 0 {
+	if !ok || len(body) < sumSize || (len(body)-sumSize)%KeySize != 0 {
 		return nil
 	}
-	sum := sha256.Sum256(data[:len(data)-KeySize])
-	if !bytes.Equal(sum[:], body[len(body)-KeySize:]) {
+	if crc32.Checksum(data[:len(data)-sumSize], castagnoli) != binary.LittleEndian.Uint32(body[len(body)-sumSize:]) {
 		return nil
 	}
-	keys := make([]Key, (len(body)-KeySize)/KeySize)
-	for i := range keys {
-		copy(keys[i][:], body[i*KeySize:])
-		if i > 0 && bytes.Compare(keys[i-1][:], keys[i][:]) >= 0 {
-			return nil
-		}
-	}
-	return keys
+	return body[:len(body)-sumSize]
+}
+
+// has reports whether keys, as decode returns them, holds k.
+func has(keys []byte, k Key) bool {
+	n := len(keys) / KeySize
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(keys[i*KeySize:(i+1)*KeySize], k[:]) >= 0 })
+	return i < n && bytes.Equal(keys[i*KeySize:(i+1)*KeySize], k[:])
 }
 
 // encode is the file holding keys (sorted, unique): header, the keys,
-// and the SHA-256 of all that.
+// and the CRC-32C of all that (against a torn or damaged file; the state
+// folder is the user's alone, so no one else can forge one).
 func encode(header []byte, keys []Key) []byte {
-	data := make([]byte, 0, len(header)+(len(keys)+1)*KeySize)
+	data := make([]byte, 0, len(header)+len(keys)*KeySize+sumSize)
 	data = append(data, header...)
 	for _, k := range keys {
 		data = append(data, k[:]...)
 	}
-	sum := sha256.Sum256(data)
-	return append(data, sum[:]...)
+	return binary.LittleEndian.AppendUint32(data, crc32.Checksum(data, castagnoli))
 }
+
+// sumSize is the size of the checksum that ends a file.
+const sumSize = 4
+
+// castagnoli is the CRC-32C table (computed by the CPU where it can).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Clean reports whether the text of k was found clean before, by this
 // process or one that saved the set.
@@ -163,7 +173,7 @@ func (s *Set) Clean(k Key) bool {
 		return true
 	}
 	s.load()
-	_, ok := slices.BinarySearchFunc(s.old, k, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
+	ok := has(s.old, k)
 	if ok {
 		s.used[k] = true
 	}
@@ -198,11 +208,12 @@ func (s *Set) Save(all ...Check) error {
 		return nil
 	}
 	s.load()
-	keys := make([]Key, 0, len(s.used)+len(s.old))
+	keys := make([]Key, 0, len(s.used)+len(s.old)/KeySize)
 	for k := range s.used {
 		keys = append(keys, k)
 	}
-	for _, k := range s.old {
+	for i := 0; i < len(s.old); i += KeySize {
+		k := Key(s.old[i : i+KeySize])
 		if !slices.Contains(all, Check(k[0])) {
 			keys = append(keys, k)
 		}
