@@ -71,7 +71,7 @@ type Folder struct {
 	search   func(context.Context, index.Snapshot) error
 	uses     func() map[string]int
 	gate     *Gate         // what may leave; the indexes leave out what it holds
-	verdicts *verdicts.Set // the detectors' clean verdicts, saved by Tx.Close and Snapshot
+	verdicts *verdicts.Set // the detectors' clean verdicts (SaveVerdicts, KeepVerdicts)
 }
 
 // Dir is the memory folder.
@@ -122,9 +122,10 @@ func (f *Folder) Snapshot() (index.Snapshot, error) {
 // SaveVerdicts saves, for the next process, the texts the detectors found
 // clean (package verdicts), after a store from NewStore scanned the whole
 // folder and settled its indexes (its hold and index lines checked every
-// fact): the verdicts of texts gone from the folder are dropped. Tx.Close calls it; a command that settles a
-// store of its own calls it when done. A failure costs the next process
-// only the work, so it is not an error of the command.
+// fact): the verdicts of texts gone from the folder are dropped. Tx.Close
+// calls it; a command that settles a store of its own calls it when done.
+// A failure costs the next process only the work, so it is not an error
+// of the command.
 func (f *Folder) SaveVerdicts() { f.saveVerdicts(true) }
 
 // KeepVerdicts saves the verdicts a reader's gate added (a search's or a
