@@ -12,16 +12,19 @@ import (
 
 // Local is a long-lived reader's own search index (the MCP server's, when
 // no daemon answers), kept warm by a watcher of the memory folder: the
-// folder is checked (search.Index.FreshSearch, a stat of every file) only
-// before the first search and after the watcher saw a change, not before
-// every query.
+// folder is checked (search.Index.Fresh, a stat of every file) when the
+// watcher's watches are in place and after it saw a change, in the
+// background, and by a search only while that check has not yet run
+// since (before the watches are in place, or when a change has just
+// come) — not before every query.
 type Local struct {
 	x *search.Index
 	w *watcher.Watcher
 
-	mu    sync.Mutex // guards live and dirty
+	mu    sync.Mutex // guards live, dirty and seen
 	live  bool       // the watcher's watches are in place (its first Rescan came)
 	dirty bool       // the folder may have changed since the last check
+	seen  uint64     // events the watcher sent, so a check knows none came during it
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -50,11 +53,28 @@ func (l *Local) Start() {
 				// watcher that failed), means: check the folder again.
 				l.mu.Lock()
 				l.live, l.dirty = true, true
+				l.seen++
+				seen := l.seen
 				l.mu.Unlock()
+				l.check(ctx, seen)
 			}
 		}
 	})
 	go func() { wg.Wait(); close(l.done) }()
+}
+
+// check brings the index up to date with the folder in the background,
+// so that the next search need not; seen is the events counted before it
+// began: one that came during it leaves the folder to be checked again.
+func (l *Local) check(ctx context.Context, seen uint64) {
+	if err := l.x.Fresh(ctx); err != nil {
+		return // the next search checks, and says why
+	}
+	l.mu.Lock()
+	if l.seen == seen {
+		l.dirty = false
+	}
+	l.mu.Unlock()
 }
 
 // Stop stops the watcher and waits for its goroutines.
