@@ -2,6 +2,7 @@ package warm
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -20,6 +21,8 @@ import (
 type Local struct {
 	x *search.Index
 	w *watcher.Watcher
+
+	checking sync.Mutex // held by the one check of the folder at a time (fresh)
 
 	mu    sync.Mutex // guards live, dirty and seen
 	live  bool       // the watcher's watches are in place (its first Rescan came)
@@ -54,9 +57,8 @@ func (l *Local) Start() {
 				l.mu.Lock()
 				l.live, l.dirty = true, true
 				l.seen++
-				seen := l.seen
 				l.mu.Unlock()
-				l.check(ctx, seen)
+				l.check(ctx)
 			}
 		}
 	})
@@ -64,17 +66,33 @@ func (l *Local) Start() {
 }
 
 // check brings the index up to date with the folder in the background,
-// so that the next search need not; seen is the events counted before it
-// began: one that came during it leaves the folder to be checked again.
-func (l *Local) check(ctx context.Context, seen uint64) {
+// so that the next search need not.
+func (l *Local) check(ctx context.Context) {
+	_ = l.fresh(ctx) // on error the next search checks, and says why
+}
+
+// fresh checks the folder (search.Index.Fresh) unless a check since the
+// watcher's last event already did; one check at a time, so a search that
+// comes during the background check waits for it instead of checking
+// again. Before the watcher is in place every call checks.
+func (l *Local) fresh(ctx context.Context) error {
+	l.checking.Lock()
+	defer l.checking.Unlock()
+	l.mu.Lock()
+	need, seen := !l.live || l.dirty, l.seen
+	l.mu.Unlock()
+	if !need {
+		return nil
+	}
 	if err := l.x.Fresh(ctx); err != nil {
-		return // the next search checks, and says why
+		return err
 	}
 	l.mu.Lock()
-	if l.seen == seen {
-		l.dirty = false
+	if l.live && l.seen == seen {
+		l.dirty = false // no event came during the check
 	}
 	l.mu.Unlock()
+	return nil
 }
 
 // Stop stops the watcher and waits for its goroutines.
@@ -86,22 +104,10 @@ func (l *Local) Stop() {
 }
 
 // Search answers q from the index, checking the folder first only when
-// the watcher is not yet watching or saw a change since the last check.
+// the watcher is not yet watching or saw a change no check has followed.
 func (l *Local) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
-	l.mu.Lock()
-	check := !l.live || l.dirty
-	if l.live {
-		l.dirty = false // a change during the check below marks it again
+	if err := l.fresh(ctx); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	l.mu.Unlock()
-	if !check {
-		return l.x.Search(ctx, q)
-	}
-	hits, err := l.x.FreshSearch(ctx, q)
-	if err != nil {
-		l.mu.Lock()
-		l.dirty = true
-		l.mu.Unlock()
-	}
-	return hits, err
+	return l.x.Search(ctx, q)
 }
