@@ -13,11 +13,10 @@ import (
 
 // Local is a long-lived reader's own search index (the MCP server's, when
 // no daemon answers), kept warm by a watcher of the memory folder: the
-// folder is checked (search.Index.Fresh, a stat of every file) when the
-// watcher's watches are in place and after it saw a change, in the
-// background, and by a search only while that check has not yet run
-// since (before the watches are in place, or when a change has just
-// come) — not before every query.
+// folder is checked (search.Index.Fresh, a stat of every file) in the
+// background when the watcher's watches are in place (and after any
+// Rescan), and by a search only before that or after the watcher saw a
+// change — not before every query.
 type Local struct {
 	x *search.Index
 	w *watcher.Watcher
@@ -51,22 +50,29 @@ func (l *Local) Start() {
 			select {
 			case <-ctx.Done():
 				return
-			case <-l.w.Events():
+			case ev := <-l.w.Events():
 				// Any event, a Rescan included (the start, an overflow, a
-				// watcher that failed), means: check the folder again.
+				// watcher that failed), means: check the folder again. A
+				// Rescan is checked at once, in the background (the first
+				// one comes when the watches are in place: the searches
+				// after it need not stat the folder); a changed path is
+				// left to the next search, which then reads the file as
+				// its writer left it, not half written.
 				l.mu.Lock()
 				l.live, l.dirty = true, true
 				l.seen++
 				l.mu.Unlock()
-				l.check(ctx)
+				if ev.Rescan {
+					l.check(ctx)
+				}
 			}
 		}
 	})
 	go func() { wg.Wait(); close(l.done) }()
 }
 
-// check brings the index up to date with the folder in the background,
-// so that the next search need not.
+// check brings the index up to date with the folder in the background
+// after a Rescan, so that the next search need not.
 func (l *Local) check(ctx context.Context) {
 	_ = l.fresh(ctx) // on error the next search checks, and says why
 }
@@ -88,8 +94,8 @@ func (l *Local) fresh(ctx context.Context) error {
 		return err
 	}
 	l.mu.Lock()
-	if l.live && l.seen == seen {
-		l.dirty = false // no event came during the check
+	if l.live && l.seen == seen && len(l.w.Events()) == 0 {
+		l.dirty = false // no event came during the check, none waits
 	}
 	l.mu.Unlock()
 	return nil

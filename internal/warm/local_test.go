@@ -86,3 +86,35 @@ func TestLocalChecksInTheBackground(t *testing.T) {
 		t.Fatal("a search checked the folder although the background check had")
 	}
 }
+
+// TestLocalLeavesAChangeToTheSearch: a change the watcher saw is checked
+// by the next search, never cleared by a check that ran while the file
+// was half written (a CREATE seen before the WRITE): the search finds the
+// file as its writer left it.
+func TestLocalLeavesAChangeToTheSearch(t *testing.T) {
+	mem := t.TempDir()
+	writeFact(t, mem, "alpha", "zebras")
+	x, err := search.Open(t.TempDir(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	l := NewLocal(x, mem, nil)
+	l.Start()
+	defer l.Stop()
+	settled := func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.live && !l.dirty
+	}
+	waitFor(t, settled)
+	path := filepath.Join(mem, "reference-delta.md")
+	if err := os.WriteFile(path, []byte("---\nname: delta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !settled() }) // the watcher saw the half-written file
+	writeFact(t, mem, "delta", "okapis")
+	if !found(t, l, "okapis", "reference-delta.md") {
+		t.Fatal("the search after a change the watcher saw does not find the file as written")
+	}
+}
