@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/memoryd/memoryd/internal/recall"
 
 	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder" // "folder" is this package's type of an open folder
@@ -65,4 +66,16 @@ func confirmPlanted(ctx context.Context, e env, f *folder, name string) (more bo
 }
 
 // gateHits is hits as `memoryd search` may print them (Gate.SearchHits).
-func gateHits(f *folder, hits []search.Hit) []search.Hit { return f.gate().SearchHits(f.dir, hits) }
+func gateHits(f *folder, hits []search.Hit) []search.Hit {
+	hits = f.gate().SearchHits(f.dir, hits)
+	f.txn().KeepVerdicts() // the next search skips the detectors on these
+	return hits
+}
+
+// recallFacts reads the hits that skip does not leave out, as recall's
+// candidates through the gate (recall.FromHits).
+func recallFacts(f *folder, hits []search.Hit, skip func(string) bool, cwd string) []recall.Fact {
+	cands := recall.FromHits(f.gate(), f.dir, hits, skip, cwd)
+	f.txn().KeepVerdicts() // the next recall skips the detectors on these
+	return cands
+}

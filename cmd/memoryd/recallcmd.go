@@ -150,7 +150,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	if err != nil {
 		return "", "", err
 	}
-	cands := recall.FromHits(f.gate(), f.dir, hits, skip, cwd)
+	cands := recallFacts(f, hits, skip, cwd)
 	cands = append(cands, teamRecall(ctx, f, cwd, strings.Join(words, " "), skip)...)
 	text, shown := recall.Render(recall.Pick(in.Prompt, cands, skip), cfg.Recall.MaxBytes)
 	if text == "" {

@@ -148,7 +148,7 @@ func toolFacts(f *folder, in recall.ToolCall, files []string) []recall.Fact {
 		hits[i].File = file
 	}
 	skip := func(file string) bool { return in.SessionID != "" && given.Given(in.SessionID, file) }
-	return recall.FromHits(f.gate(), f.dir, hits, skip, cmp.Or(in.Cwd, workDir()))
+	return recallFacts(f, hits, skip, cmp.Or(in.Cwd, workDir()))
 }
 
 // toolRecallGive renders cands under preface, records them as given to

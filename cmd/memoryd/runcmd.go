@@ -87,6 +87,7 @@ func runRebuild(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
+	f.txn().SaveVerdicts()
 	snap := st.Snapshot()
 	for _, u := range snap.Unreadable {
 		fmt.Fprintf(e.stderr, "unreadable: %v\n", u.Err)

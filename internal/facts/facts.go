@@ -388,7 +388,7 @@ func unreadable(snap index.Snapshot, file string) error {
 func duplicate(snap index.Snapshot, self string, f Fact) string {
 	body, desc := index.Canonical(f.Body), index.Canonical(f.Description)
 	for _, m := range snap.Memories {
-		if m.File != self && !m.Superseded() && (index.Canonical(m.Body) == body || index.Canonical(m.Description) == desc) {
+		if m.File != self && !m.Superseded() && (index.HasCanonical(m.Body, body) || index.HasCanonical(m.Description, desc)) {
 			return m.File
 		}
 	}

@@ -41,6 +41,7 @@ import (
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/state"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // Begin refuses with one of two errors; nothing was written.
@@ -69,7 +70,8 @@ type Folder struct {
 	wait     time.Duration
 	search   func(context.Context, index.Snapshot) error
 	uses     func() map[string]int
-	gate     *Gate // what may leave; the indexes leave out what it holds
+	gate     *Gate         // what may leave; the indexes leave out what it holds
+	verdicts *verdicts.Set // the detectors' clean verdicts (SaveVerdicts, KeepVerdicts)
 }
 
 // Dir is the memory folder.
@@ -95,6 +97,7 @@ func (f *Folder) RepoErr() error { return f.repoErr }
 func (f *Folder) NewStore() *index.Store {
 	st := index.NewStore(f.dir)
 	st.SetBudget(f.budget)
+	st.SetVerdicts(f.verdicts)
 	if f.uses != nil {
 		st.SetUsage(f.uses)
 	}
@@ -107,7 +110,38 @@ func (f *Folder) NewStore() *index.Store {
 // Snapshot scans the folder without the lock, for a plan made outside a
 // transaction (a dry run, a background job's model call).
 func (f *Folder) Snapshot() (index.Snapshot, error) {
-	return index.Scan(f.dir)
+	st := index.NewStore(f.dir)
+	st.SetVerdicts(f.verdicts)
+	if err := st.Scan(); err != nil {
+		return index.Snapshot{}, err
+	}
+	f.saveVerdicts(false)
+	return st.Snapshot(), nil
+}
+
+// SaveVerdicts saves, for the next process, the texts the detectors found
+// clean (package verdicts), after a store from NewStore scanned the whole
+// folder and settled its indexes (its hold and index lines checked every
+// fact): the verdicts of texts gone from the folder are dropped. Tx.Close
+// calls it; a command that settles a store of its own calls it when done.
+// A failure costs the next process only the work, so it is not an error
+// of the command.
+func (f *Folder) SaveVerdicts() { f.saveVerdicts(true) }
+
+// KeepVerdicts saves the verdicts a reader's gate added (a search's or a
+// recall's facts screened clean), keeping the others; nothing when it
+// added none.
+func (f *Folder) KeepVerdicts() { f.saveVerdicts(false) }
+
+// saveVerdicts saves the verdicts; settled says every current fact went
+// through the index's hold and line, so that their checks' verdicts of
+// texts gone can be dropped.
+func (f *Folder) saveVerdicts(settled bool) {
+	if settled {
+		_ = f.verdicts.Save(verdicts.IndexLine, verdicts.Planted)
+		return
+	}
+	_ = f.verdicts.Save()
 }
 
 // Begin starts a transaction for who (named in the lock: "memoryd add").

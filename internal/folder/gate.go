@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // The gate on the way out. Memory leaves the folder's files on many roads;
@@ -82,6 +83,7 @@ type Gate struct {
 	confirmed *confirmations
 	mu        sync.Mutex
 	planted   map[string]string // fact hash → PlantedInstruction of its text
+	verdicts  *verdicts.Set     // texts found clean by any process; nil: none
 }
 
 // NewGate returns the gate of the memory folder whose state folder is
@@ -111,7 +113,7 @@ func (g *Gate) Decide(road Road, m *index.Memory, stale string) Decision {
 		d.Mark = joinMarks("held from agents: "+why+" (memoryd check --confirm "+m.Name+" lets it out)", stale)
 	}
 	text := secrets.FileText(m.Format())
-	found := secrets.Screen(text)
+	found := g.screen(text)
 	d.Text = text
 	if len(found) == 0 {
 		return d
@@ -199,13 +201,48 @@ func (g *Gate) plantedOf(m *index.Memory) string {
 	if ok {
 		return why
 	}
-	why = PlantedInstruction(plantedText(m))
+	why = g.plantedScreened(m)
 	g.mu.Lock()
 	if len(g.planted) > 1<<14 {
 		clear(g.planted)
 	}
 	g.planted[m.Hash] = why
 	g.mu.Unlock()
+	return why
+}
+
+// screen is secrets.Screen of text, skipped when the gate's verdicts
+// hold that exact text as found clean: a recall of clean facts then never
+// even parses the detector's rule set.
+func (g *Gate) screen(text string) []secrets.Finding {
+	if g.verdicts == nil {
+		return secrets.Screen(text)
+	}
+	key := verdicts.KeyOf(verdicts.Screen, text)
+	if g.verdicts.Clean(key) {
+		return nil
+	}
+	found := secrets.Screen(text)
+	if len(found) == 0 {
+		g.verdicts.Add(key)
+	}
+	return found
+}
+
+// plantedScreened is PlantedInstruction of m's text, skipped when the
+// gate's verdicts holds that exact text as found clean.
+func (g *Gate) plantedScreened(m *index.Memory) string {
+	if g.verdicts == nil {
+		return PlantedInstruction(plantedText(m))
+	}
+	key := verdicts.KeyOf(verdicts.Planted, m.Name, m.Title, m.Description, m.Body)
+	if g.verdicts.Clean(key) {
+		return ""
+	}
+	why := PlantedInstruction(plantedText(m))
+	if why == "" {
+		g.verdicts.Add(key)
+	}
 	return why
 }
 

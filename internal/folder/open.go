@@ -13,6 +13,7 @@ import (
 	"github.com/memoryd/memoryd/internal/search"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/usage"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // Options say which memory folder to open and how to write it.
@@ -73,7 +74,9 @@ func Open(opts Options) (*Folder, error) {
 		}
 	}
 	f.uses = usage.Open(f.stateDir).Active
+	f.verdicts = verdicts.Open(f.stateDir, state.VerdictsFile)
 	f.gate = NewGate(f.stateDir)
+	f.gate.verdicts = f.verdicts
 	f.repoErr = errors.New("not opened")
 	if !opts.WithoutRepo {
 		f.repo, f.repoErr = gitstore.Open(dir, gitstore.Options{Author: opts.Author, Logger: opts.Logger, Screen: secretScreen(dir)})

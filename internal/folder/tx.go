@@ -22,12 +22,16 @@ type Tx struct {
 	lock    *state.Lock
 	store   *index.Store
 	touched map[string]bool
+	settled bool // Commit settled the indexes from a full scan
 }
 
 // Close ends the transaction, releasing the lock. What was written and not
 // committed stays on disk for the daemon to commit. Close twice is safe.
 func (tx *Tx) Close() {
 	if tx.lock != nil {
+		// After Commit's settle every current fact went through the
+		// index's hold and line: the verdicts of texts gone can go.
+		tx.f.saveVerdicts(tx.settled)
 		tx.lock.Unlock()
 		tx.lock = nil
 	}
@@ -170,6 +174,7 @@ func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error)
 	if err != nil {
 		return res, err
 	}
+	tx.settled = true
 	if s := tx.f.search; s != nil {
 		_ = s(ctx, tx.store.Snapshot())
 	}

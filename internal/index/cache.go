@@ -190,7 +190,7 @@ func (s *Store) load(rel string, typ fs.FileMode, prev *entry) *entry {
 	s.parses.Add(1)
 	// data was read for this alone and is not changed again: the Memory
 	// may keep its bytes as its strings, without a copy.
-	e.mem, e.err = parse(rel, unsafe.String(unsafe.SliceData(data), len(data)), e.hash)
+	e.mem, e.err = parse(rel, unsafe.String(unsafe.SliceData(data), len(data)), e.hash, s.verdicts)
 	return e
 }
 

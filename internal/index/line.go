@@ -3,30 +3,48 @@ package index
 import (
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
-// entryLine is a memory's index line as rendered when it was parsed, with
-// the fields it was rendered from, and its section and scope: the index
-// builders use each while the fields it came from still match, so
-// rebuilding the indexes of a large store is mostly copying, and touches
-// little of each memory's text (a string compared with the copy here is
-// compared by pointer). It is never changed after Parse.
+// entryLine is a memory's index line, rendered the first time an index
+// builder asks for it, with the fields it is rendered from (as parsed),
+// and its section and scope: the index builders use each while the fields
+// it came from still match, so rebuilding the indexes of a large store is
+// mostly copying, and touches little of each memory's text (a string
+// compared with the copy here is compared by pointer). Rendering waits
+// for the first use because it runs the secret detector, which a reader
+// that builds no index (search, show, the MCP server) never needs. Its
+// fields never change after Parse; line is set once, under once.
 type entryLine struct {
 	file, name, title, description string
-	line                           []byte
 	typ                            string // section is section(typ)
 	section                        uint8
 	project                        string // scope is m.Scope() for this project
 	scope                          string
+	verdicts                       *verdicts.Set // the detector's clean verdicts, for rendering
+
+	once sync.Once
+	line []byte
 }
 
-func newEntryLine(m *Memory) *entryLine {
-	line := appendRendered(make([]byte, 0, entrySizeHint(m)), m)
-	return &entryLine{m.File, m.Name, m.Title, m.Description, line, m.Type, section(m.Type), m.Project, m.Scope()}
+func newEntryLine(m *Memory, set *verdicts.Set) *entryLine {
+	return &entryLine{file: m.File, name: m.Name, title: m.Title, description: m.Description,
+		typ: m.Type, section: section(m.Type), project: m.Project, scope: m.Scope(), verdicts: set}
+}
+
+// rendered is the line, rendered from the fields as parsed on first use.
+// It is safe for concurrent use (memories are shared between snapshots).
+func (l *entryLine) rendered() []byte {
+	l.once.Do(func() {
+		m := &Memory{File: l.file, Name: l.name, Title: l.title, Description: l.description}
+		l.line = appendScreened(make([]byte, 0, entrySizeHint(m)), m, l.verdicts)
+	})
+	return l.line
 }
 
 // itemOf returns m as an index item, from what was cached at parse time
@@ -36,9 +54,11 @@ func itemOf(m *Memory) (it item, scope string) {
 	if l == nil {
 		return item{m, entryBytes(m), section(m.Type)}, m.Scope()
 	}
-	it = item{m: m, line: l.line, sec: l.section}
+	it = item{m: m, sec: l.section}
 	if l.file != m.File || l.name != m.Name || l.title != m.Title || l.description != m.Description {
 		it.line = appendRendered(make([]byte, 0, entrySizeHint(m)), m)
+	} else {
+		it.line = l.rendered()
 	}
 	if l.typ != m.Type {
 		it.sec = section(m.Type)
@@ -60,12 +80,12 @@ func entrySizeHint(m *Memory) int {
 }
 
 // entryBytes returns m's index line, "- [Title](file.md) — description\n":
-// the line rendered at parse time while the fields it came from still
+// the line cached with the parse while the fields it came from still
 // match (callers must not change it), else a new one.
 func entryBytes(m *Memory) []byte {
 	if l := m.line; l != nil && l.file == m.File && l.name == m.Name && l.title == m.Title &&
 		l.description == m.Description {
-		return l.line
+		return l.rendered()
 	}
 	return appendRendered(make([]byte, 0, entrySizeHint(m)), m)
 }
@@ -74,8 +94,33 @@ func entryBytes(m *Memory) []byte {
 // description is replaced by secrets.Redacted: the fact itself is held out
 // of commits by the screen, and its line must not hold the index with it.
 func appendRendered(b []byte, m *Memory) []byte {
-	title, _ := secrets.Redact(m.Title)
-	description, _ := secrets.Redact(m.Description)
+	return appendScreened(b, m, nil)
+}
+
+// appendScreened is appendRendered that skips the secret detector when
+// set holds the exact title and description as found clean, and records
+// them there when the detector finds them so.
+func appendScreened(b []byte, m *Memory, set *verdicts.Set) []byte {
+	if set == nil || m.Title == "" && m.Description == "" {
+		title, _ := secrets.Redact(m.Title)
+		description, _ := secrets.Redact(m.Description)
+		return appendLine(b, m, title, description)
+	}
+	key := verdicts.KeyOf(verdicts.IndexLine, m.Title, m.Description)
+	if set.Clean(key) {
+		return appendLine(b, m, m.Title, m.Description)
+	}
+	title, n := secrets.Redact(m.Title)
+	description, n2 := secrets.Redact(m.Description)
+	if n+n2 == 0 {
+		set.Add(key)
+	}
+	return appendLine(b, m, title, description)
+}
+
+// appendLine appends m's index line with title and description, already
+// redacted.
+func appendLine(b []byte, m *Memory, title, description string) []byte {
 	b = append(b, "- ["...)
 	switch {
 	case !blank(title, 0):

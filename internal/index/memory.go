@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memoryd/memoryd/internal/project"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // Memory is one parsed memory file.
@@ -170,7 +171,7 @@ func Parse(rel string, data []byte) (*Memory, error) {
 	if len(data) > MaxFileSize {
 		return nil, &ParseError{rel, 0, fmt.Sprintf("file is %d bytes, more than the limit of %d", len(data), MaxFileSize)}
 	}
-	return parse(rel, string(data), Hash(data))
+	return parse(rel, string(data), Hash(data), nil)
 }
 
 // Hash is a file's Memory.Hash: the hex sha256 of its bytes.
@@ -181,7 +182,7 @@ func Hash(data []byte) string {
 
 // parse is Parse of the file's text, whose sha256 is hash. The Memory
 // shares the text's bytes.
-func parse(rel, data, hash string) (*Memory, error) {
+func parse(rel, data, hash string, set *verdicts.Set) (*Memory, error) {
 	if !utf8.ValidString(data) {
 		return nil, &ParseError{rel, invalidUTF8Line([]byte(data)), "not valid UTF-8 text"}
 	}
@@ -206,7 +207,7 @@ func parse(rel, data, hash string) (*Memory, error) {
 		Sources: decodeSources(f.sources), Cites: decodeCites(f.cites), SupersededBy: f.supersededBy, SupersededAt: f.supersededAt, Body: body, Hash: hash,
 		parsed: true, front: front, orig: f,
 	}
-	m.line = newEntryLine(m)
+	m.line = newEntryLine(m, set)
 	return m, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // Store caches the parsed memory files of one memory folder, so that after
@@ -39,6 +41,8 @@ type Store struct {
 	seen     uint64                // factsPrint when the indexes were last chosen (0: not yet)
 	rechoose bool                  // the next WriteIndex chooses afresh
 
+	verdicts *verdicts.Set // the clean verdicts of other processes (SetVerdicts); nil: none
+
 	now    func() time.Time
 	reads  atomic.Int64 // files read, for tests
 	parses atomic.Int64 // Parse calls, for tests
@@ -55,6 +59,11 @@ func NewStore(dir string) *Store {
 // (index.max_lines, index.max_bytes). Every writer of one folder must use
 // the same budget, or the indexes change with the writer.
 func (s *Store) SetBudget(b Budget) { s.budget = b.withDefaults() }
+
+// SetVerdicts makes the store skip the secret detector on an index line
+// whose title and description set holds as found clean, and record there
+// the lines it finds clean (see package verdicts). The caller saves set.
+func (s *Store) SetVerdicts(set *verdicts.Set) { s.verdicts = set }
 
 // Scan walks the whole folder, subdirectories included, and brings the cache
 // up to date: new and changed files are read, vanished ones dropped,

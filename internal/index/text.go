@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // countLines counts lines; a last line without a newline counts.
@@ -47,4 +48,35 @@ func Canonical(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// HasCanonical reports whether Canonical(text) == canon, without building
+// Canonical(text): it stops at the first byte that differs, so comparing
+// one fact with every fact of a large store costs little more than a look
+// at each one's first words.
+func HasCanonical(text, canon string) bool {
+	i := 0 // bytes of canon matched
+	space := false
+	var buf [utf8.UTFMax]byte
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			space = i > 0
+		case unicode.IsPunct(r) || unicode.IsSymbol(r):
+		default:
+			if space {
+				if i >= len(canon) || canon[i] != ' ' {
+					return false
+				}
+				i++
+				space = false
+			}
+			n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+			if len(canon)-i < n || canon[i:i+n] != string(buf[:n]) {
+				return false
+			}
+			i += n
+		}
+	}
+	return i == len(canon)
 }

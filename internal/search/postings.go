@@ -297,6 +297,9 @@ func decodeDocTable(b []byte) (*docTable, error) {
 	}
 	var id int64
 	var sums [numFields]float64
+	// Each doc takes at least a byte per value: one allocation holds them
+	// all where growing by append copied the table over and over.
+	t.docs = make([]doc, 0, len(b)/(4+numFields)+2)
 	for len(b) > 0 {
 		var v [4 + numFields]uint64
 		for i := range v {

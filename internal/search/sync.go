@@ -245,10 +245,10 @@ func (x *Index) hashes(tx *sql.Tx) (map[string]indexed, error) {
 
 // writer holds the statements apply changes rows with.
 type writer struct {
-	ctx                                         context.Context
-	tx                                          *sql.Tx
-	insFact, delFact, getFact                   *sql.Stmt
-	getTerm, putTerm, delTerm, getDocs, putDocs *sql.Stmt
+	ctx                                context.Context
+	tx                                 *sql.Tx
+	delFact, getFact                   *sql.Stmt
+	getTerm, delTerm, getDocs, putDocs *sql.Stmt
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
@@ -257,11 +257,9 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{&w.insFact, `INSERT INTO fact (id, file, hash, type, project, updated, name, title, description, body, superseded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.delFact, `DELETE FROM fact WHERE id = ?`},
 		{&w.getFact, `SELECT name, title, description, body FROM fact WHERE id = ?`},
 		{&w.getTerm, `SELECT postings FROM term WHERE form = ?`},
-		{&w.putTerm, `INSERT OR REPLACE INTO term (form, stem, postings) VALUES (?, ?, ?)`},
 		{&w.delTerm, `DELETE FROM term WHERE form = ?`},
 		{&w.getDocs, `SELECT data FROM blob WHERE key = 'docs'`},
 		{&w.putDocs, `INSERT OR REPLACE INTO blob (key, data) VALUES ('docs', ?)`},
@@ -277,7 +275,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insFact, w.delFact, w.getFact, w.getTerm, w.putTerm, w.delTerm, w.getDocs, w.putDocs} {
+	for _, s := range []*sql.Stmt{w.delFact, w.getFact, w.getTerm, w.delTerm, w.getDocs, w.putDocs} {
 		if s != nil {
 			s.Close()
 		}
@@ -316,11 +314,10 @@ func (w *writer) change(old map[string]indexed, keep, changed []*index.Memory, g
 		if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM term`); err != nil {
 			return nil, err
 		}
-		for _, m := range keep {
-			id := old[m.File].id
-			forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
-			ed.addDoc(id, forms)
-			docs.set(id, newDoc(m, lens))
+		for i, ft := range termsOfAll(keep) {
+			id := old[keep[i].File].id
+			ed.addDoc(id, ft.forms)
+			docs.set(id, newDoc(keep[i], ft.lens))
 		}
 	}
 	if err := w.postings(ed, all); err != nil {
@@ -363,28 +360,38 @@ func (w *writer) insert(old map[string]indexed, changed []*index.Memory, ed edit
 	for _, e := range old {
 		next = max(next, e.id+1)
 	}
-	for _, m := range changed {
+	fts := termsOfAll(changed)
+	rows := newRowBatch(w.ctx, w.tx, insertFact, 11)
+	defer rows.close()
+	for i, m := range changed {
 		id := next
 		if prev, ok := old[m.File]; ok {
 			id = prev.id
 		} else {
 			next++
 		}
-		if _, err := w.insFact.ExecContext(w.ctx, id, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate(),
+		if err := rows.add(id, m.File, m.Hash, m.Type, m.Scope(), m.UpdatedDate(),
 			m.Name, m.Title, m.Description, m.Body, m.SupersededBy); err != nil {
-			return nil, fmt.Errorf("index %s: %w", m.File, err)
+			return nil, fmt.Errorf("index the facts up to %s: %w", m.File, err)
 		}
-		forms, lens := docTerms(m.Name, m.Title, m.Description, m.Body)
-		ed.addDoc(id, forms)
-		docs.set(id, newDoc(m, lens))
+		ed.addDoc(id, fts[i].forms)
+		docs.set(id, newDoc(m, fts[i].lens))
 		set[m.File] = indexed{id, m.Hash}
+	}
+	if err := rows.flush(); err != nil {
+		return nil, fmt.Errorf("index the facts: %w", err)
 	}
 	return set, nil
 }
 
+// insertFact starts the INSERT of fact rows.
+const insertFact = `INSERT INTO fact (id, file, hash, type, project, updated, name, title, description, body, superseded_by) VALUES `
+
 // postings writes the terms' postings as ed edits them; with all, from
 // nothing.
 func (w *writer) postings(ed edits, all bool) error {
+	puts := newRowBatch(w.ctx, w.tx, `INSERT OR REPLACE INTO term (form, stem, postings) VALUES `, 3)
+	defer puts.close()
 	for _, form := range ed.sortedForms() {
 		fe := ed[form]
 		var b []byte
@@ -400,11 +407,14 @@ func (w *writer) postings(ed edits, all bool) error {
 		if len(b) == 0 {
 			_, err = w.delTerm.ExecContext(w.ctx, form)
 		} else {
-			_, err = w.putTerm.ExecContext(w.ctx, form, stem(form), b)
+			err = puts.add(form, stem(form), b)
 		}
 		if err != nil {
 			return fmt.Errorf("index the term %q: %w", form, err)
 		}
+	}
+	if err := puts.flush(); err != nil {
+		return fmt.Errorf("index the terms: %w", err)
 	}
 	return nil
 }

@@ -61,6 +61,11 @@ const (
 	// memoryd runs where there is no per-user service manager; later
 	// installs say it in one line.
 	NoManagerFile = "install-no-manager"
+	// VerdictsFile holds the keys of the texts (index lines, facts) the
+	// secret and planted-instruction detectors found clean, so that a
+	// one-shot command runs them only on what changed (package verdicts).
+	// Tied to the binary that wrote it; any process may replace it.
+	VerdictsFile = "verdicts"
 )
 
 // Owner is the text a lock holder writes about itself, read by whoever the

@@ -2,6 +2,7 @@ package warm
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -12,16 +13,20 @@ import (
 
 // Local is a long-lived reader's own search index (the MCP server's, when
 // no daemon answers), kept warm by a watcher of the memory folder: the
-// folder is checked (search.Index.FreshSearch, a stat of every file) only
-// before the first search and after the watcher saw a change, not before
-// every query.
+// folder is checked (search.Index.Fresh, a stat of every file) in the
+// background when the watcher's watches are in place (and after any
+// Rescan), and by a search only before that or after the watcher saw a
+// change — not before every query.
 type Local struct {
 	x *search.Index
 	w *watcher.Watcher
 
-	mu    sync.Mutex // guards live and dirty
+	checking sync.Mutex // held by the one check of the folder at a time (fresh)
+
+	mu    sync.Mutex // guards live, dirty and seen
 	live  bool       // the watcher's watches are in place (its first Rescan came)
 	dirty bool       // the folder may have changed since the last check
+	seen  uint64     // events the watcher sent, so a check knows none came during it
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -45,16 +50,55 @@ func (l *Local) Start() {
 			select {
 			case <-ctx.Done():
 				return
-			case <-l.w.Events():
+			case ev := <-l.w.Events():
 				// Any event, a Rescan included (the start, an overflow, a
-				// watcher that failed), means: check the folder again.
+				// watcher that failed), means: check the folder again. A
+				// Rescan is checked at once, in the background (the first
+				// one comes when the watches are in place: the searches
+				// after it need not stat the folder); a changed path is
+				// left to the next search, which then reads the file as
+				// its writer left it, not half written.
 				l.mu.Lock()
 				l.live, l.dirty = true, true
+				l.seen++
 				l.mu.Unlock()
+				if ev.Rescan {
+					l.check(ctx)
+				}
 			}
 		}
 	})
 	go func() { wg.Wait(); close(l.done) }()
+}
+
+// check brings the index up to date with the folder in the background
+// after a Rescan, so that the next search need not.
+func (l *Local) check(ctx context.Context) {
+	_ = l.fresh(ctx) // on error the next search checks, and says why
+}
+
+// fresh checks the folder (search.Index.Fresh) unless a check since the
+// watcher's last event already did; one check at a time, so a search that
+// comes during the background check waits for it instead of checking
+// again. Before the watcher is in place every call checks.
+func (l *Local) fresh(ctx context.Context) error {
+	l.checking.Lock()
+	defer l.checking.Unlock()
+	l.mu.Lock()
+	need, seen := !l.live || l.dirty, l.seen
+	l.mu.Unlock()
+	if !need {
+		return nil
+	}
+	if err := l.x.Fresh(ctx); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	if l.live && l.seen == seen && len(l.w.Events()) == 0 {
+		l.dirty = false // no event came during the check, none waits
+	}
+	l.mu.Unlock()
+	return nil
 }
 
 // Stop stops the watcher and waits for its goroutines.
@@ -66,22 +110,10 @@ func (l *Local) Stop() {
 }
 
 // Search answers q from the index, checking the folder first only when
-// the watcher is not yet watching or saw a change since the last check.
+// the watcher is not yet watching or saw a change no check has followed.
 func (l *Local) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
-	l.mu.Lock()
-	check := !l.live || l.dirty
-	if l.live {
-		l.dirty = false // a change during the check below marks it again
+	if err := l.fresh(ctx); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
-	l.mu.Unlock()
-	if !check {
-		return l.x.Search(ctx, q)
-	}
-	hits, err := l.x.FreshSearch(ctx, q)
-	if err != nil {
-		l.mu.Lock()
-		l.dirty = true
-		l.mu.Unlock()
-	}
-	return hits, err
+	return l.x.Search(ctx, q)
 }

@@ -56,3 +56,65 @@ func TestLocalChecksOnlyAfterAChange(t *testing.T) {
 		t.Fatal("a search checked the folder although no watcher saw a change")
 	}
 }
+
+// TestLocalChecksInTheBackground: once the watcher is watching, the folder
+// is checked without a search asking, so the first searches do not pay
+// for it: a fact written before the start is found by a search that no
+// longer checks (shown by one written after the watcher stopped, which it
+// does not find).
+func TestLocalChecksInTheBackground(t *testing.T) {
+	mem := t.TempDir()
+	writeFact(t, mem, "alpha", "zebras")
+	x, err := search.Open(t.TempDir(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	l := NewLocal(x, mem, nil)
+	l.Start()
+	waitFor(t, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.live && !l.dirty
+	})
+	l.Stop()
+	writeFact(t, mem, "gamma", "narwhals")
+	if !found(t, l, "zebras", "reference-alpha.md") {
+		t.Fatal("the background check did not index the fact written before the start")
+	}
+	if found(t, l, "narwhals", "reference-gamma.md") {
+		t.Fatal("a search checked the folder although the background check had")
+	}
+}
+
+// TestLocalLeavesAChangeToTheSearch: a change the watcher saw is checked
+// by the next search, never cleared by a check that ran while the file
+// was half written (a CREATE seen before the WRITE): the search finds the
+// file as its writer left it.
+func TestLocalLeavesAChangeToTheSearch(t *testing.T) {
+	mem := t.TempDir()
+	writeFact(t, mem, "alpha", "zebras")
+	x, err := search.Open(t.TempDir(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	l := NewLocal(x, mem, nil)
+	l.Start()
+	defer l.Stop()
+	settled := func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.live && !l.dirty
+	}
+	waitFor(t, settled)
+	path := filepath.Join(mem, "reference-delta.md")
+	if err := os.WriteFile(path, []byte("---\nname: delta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !settled() }) // the watcher saw the half-written file
+	writeFact(t, mem, "delta", "okapis")
+	if !found(t, l, "okapis", "reference-delta.md") {
+		t.Fatal("the search after a change the watcher saw does not find the file as written")
+	}
+}
