@@ -22,6 +22,17 @@ type Authorship struct {
 	First, Last FileCommit
 }
 
+// FolderAuthors is Authors of the folder dir in a repository memoryd only
+// reads (a project's team memory): no repository handle that could commit
+// leaves gitstore.
+func FolderAuthors(ctx context.Context, dir string) (map[string]Authorship, error) {
+	r, err := Open(dir, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Authors(ctx)
+}
+
 // Authors returns the Authorship of every file of the memory folder that
 // the history of HEAD touched, by path relative to the folder. It runs one
 // `git log` for the whole folder, not one per file: a team folder of a

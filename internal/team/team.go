@@ -78,9 +78,5 @@ func (f Folder) StateDir(stateDir string) string {
 // relative to the folder, from the project's git history of HEAD: one
 // `git log`, read-only.
 func (f Folder) Authors(ctx context.Context) (map[string]gitstore.Authorship, error) {
-	r, err := gitstore.Open(f.Dir, gitstore.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return r.Authors(ctx)
+	return gitstore.FolderAuthors(ctx, f.Dir)
 }
