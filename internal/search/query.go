@@ -97,6 +97,9 @@ type Query struct {
 	// query's embedding ranks the facts by meaning, fused with the words'
 	// ranking. nil means the Index's own (SetEmbedder), if any.
 	Embedder Embedder
+	// Fusion is how the two rankings are fused: FusionZScore ("", the
+	// default) or FusionRRF (fuse.go).
+	Fusion string
 }
 
 // Hit is one fact found, best first.
@@ -167,7 +170,7 @@ func (x *Index) queryEmbedder(q Query) Embedder {
 // search is Search with the query's embedding, when one is under way.
 func (x *Index) search(ctx context.Context, q Query, p parsed, qv *queryVector) ([]Hit, error) {
 	e := x.queryEmbedder(q)
-	if qv == nil && e != nil {
+	if qv == nil && x.mayHaveVectors(ctx, e) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -217,7 +220,10 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 	// scored.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	qv := embedQuery(ctx, x.queryEmbedder(q), q.Words)
+	var qv *queryVector
+	if e := x.queryEmbedder(q); x.mayHaveVectors(ctx, e) {
+		qv = embedQuery(ctx, e, q.Words)
+	}
 	if !state.Held(x.stateDir, state.DaemonLock) {
 		if err := x.Fresh(ctx); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
@@ -382,8 +388,9 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		}
 	}
 	if qv != nil {
-		if vec := x.denseTop(ctx, conn, v, qv, e, f); len(vec) > 0 {
-			top = fuse(s, f, top, vec, want)
+		fu := fusing{s: s, f: f, mode: q.Fusion}
+		if vec := x.denseTop(ctx, conn, v, qv, e, &fu); len(vec) > 0 {
+			top = fu.fuse(top, vec, want)
 		}
 	}
 	return x.hits(ctx, conn, s, ps, top[:min(want, len(top))], q.Explain)

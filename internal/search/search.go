@@ -58,12 +58,13 @@ type Index struct {
 	mu       sync.Mutex
 	closed   bool
 	db       *sql.DB
-	fi       os.FileInfo // the index file as opened, to notice it being replaced
-	cache    *hashCache  // see apply; belongs to the connection in db
-	view     *view       // see find; belongs to the connection in db
-	embedder Embedder    // see SetEmbedder
-	stale    *vectors    // vectors of another dimension than a query's, to drop (dense.go)
-	scans    int         // folder scans by Fresh, for tests
+	fi       os.FileInfo   // the index file as opened, to notice it being replaced
+	cache    *hashCache    // see apply; belongs to the connection in db
+	view     *view         // see find; belongs to the connection in db
+	embedder Embedder      // see SetEmbedder
+	stale    *staleVectors // vectors of another dimension than a query's, to drop (dense.go)
+	vecs     *vecStore     // the vectors held, int8, across views (vectors.go)
+	scans    int           // folder scans by Fresh, for tests
 }
 
 // Open opens the index of memoryDir kept in stateDir, creating the state
@@ -186,6 +187,7 @@ func (x *Index) drop() {
 	}
 	x.cache = nil
 	x.view = nil
+	x.vecs = nil
 }
 
 // ensure opens the index file when x has no database, or when the file at
