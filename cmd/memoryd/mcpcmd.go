@@ -41,7 +41,7 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f), log: f.log,
+	ls := &lazySearch{stateDir: f.stateDir, dir: f.dir, embedder: embedder(f), fusion: f.cfg.Embed.Fusion, log: f.log,
 		warm: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
 	defer ls.close()
 	s := mcpserver.New(mcpserver.Options{
@@ -69,6 +69,7 @@ func runMCP(ctx context.Context, a *app) error {
 type lazySearch struct {
 	stateDir, dir string
 	embedder      search.Embedder // nil: search by words alone
+	fusion        string          // search.Index.SetFusion
 	// warm asks the daemon's warm index first (askWarm); ok false: no
 	// daemon answers, and the index is opened here.
 	warm func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
@@ -89,6 +90,7 @@ func (l *lazySearch) index() (*warm.Local, error) {
 			return nil, err
 		}
 		x.SetEmbedder(l.embedder)
+		x.SetFusion(l.fusion)
 		l.x, l.local = x, warm.NewLocal(x, l.dir, l.log)
 		l.local.Start()
 	}

@@ -56,7 +56,7 @@ func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(er
 	if hits, ok, err := askWarm(ctx, f, q); ok {
 		return hits, err
 	}
-	q.Embedder = embedder(f)
+	q.Embedder, q.Fusion = embedder(f), f.cfg.Embed.Fusion
 	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
 }
 

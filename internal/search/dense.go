@@ -62,6 +62,14 @@ func (x *Index) SetEmbedder(e Embedder) {
 	x.embedder = e
 }
 
+// SetFusion sets how searches fuse the two rankings when their Query does
+// not say: FusionZScore ("") or FusionRRF.
+func (x *Index) SetFusion(mode string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.fusion = mode
+}
+
 func (x *Index) getEmbedder() Embedder {
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -97,8 +97,9 @@ type Query struct {
 	// query's embedding ranks the facts by meaning, fused with the words'
 	// ranking. nil means the Index's own (SetEmbedder), if any.
 	Embedder Embedder
-	// Fusion is how the two rankings are fused: FusionZScore ("", the
-	// default) or FusionRRF (fuse.go).
+	// Fusion is how the two rankings are fused: FusionZScore or
+	// FusionRRF (fuse.go); "" means the Index's (SetFusion), by default
+	// FusionZScore.
 	Fusion string
 }
 
@@ -388,7 +389,7 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		}
 	}
 	if qv != nil {
-		fu := fusing{s: s, f: f, mode: q.Fusion}
+		fu := fusing{s: s, f: f, mode: cmp.Or(q.Fusion, x.fusion)}
 		if vec := x.denseTop(ctx, conn, v, qv, e, &fu); len(vec) > 0 {
 			top = fu.fuse(top, vec, want)
 		}

@@ -62,6 +62,7 @@ type Index struct {
 	cache    *hashCache    // see apply; belongs to the connection in db
 	view     *view         // see find; belongs to the connection in db
 	embedder Embedder      // see SetEmbedder
+	fusion   string        // see SetFusion
 	stale    *staleVectors // vectors of another dimension than a query's, to drop (dense.go)
 	vecs     *vecStore     // the vectors held, int8, across views (vectors.go)
 	scans    int           // folder scans by Fresh, for tests
