@@ -154,27 +154,60 @@ type ranked struct {
 
 // vectorTop returns the facts f lets through closest to q, at most k of
 // them, closest first; only those with a positive cosine. A fact's cosine
-// is its closest vector's (its whole text, or a passage).
+// is its closest vector's (its whole text, or a passage). Two passes: the
+// signs of every vector against the query's (a popcount of 12 words at
+// 768 dimensions) keep the closest by that measure — at least
+// rescoreMin, and a quarter of the facts — and their int8 cosines rank
+// them: 1–2 ms at 10,000 facts of 768 dimensions, against 9 ms for every
+// int8 cosine. TestVectorTopRecall: the true top 50 when the query has
+// near neighbours, as real queries do; 45–50 of them among 10,000 random
+// vectors (all nearly orthogonal, the worst case), the misses near ties.
 func vectorTop(vs *vectors, docs *docTable, f filter, q queryInt8, k int) []ranked {
-	var top []ranked // sorted, closest first
+	ids := make([]int32, 0, len(vs.byID))
+	dists := make([]int32, 0, len(vs.byID))
+	hist := make([]int, len(q.data)+1)
 	for id, fv := range vs.byID {
 		if fv == nil || id >= len(docs.docs) || !docs.docs[id].present || f.boost(&docs.docs[id]) == 0 {
 			continue
 		}
-		dot := fv.best(q)
-		if dot <= 0 || len(top) == k && dot <= top[k-1].cosine {
+		h := min(fv.hamming(q.bits), len(q.data))
+		ids, dists = append(ids, int32(id)), append(dists, int32(h))
+		hist[h]++
+	}
+	keep := max(rescoreMin, len(ids)/4)
+	limit, n := 0, 0 // rescore the facts within limit signs
+	for limit < len(hist)-1 && n+hist[limit] < keep {
+		n += hist[limit]
+		limit++
+	}
+	var top []ranked // sorted, closest first
+	for i, id := range ids {
+		if int(dists[i]) > limit {
 			continue
 		}
-		at := len(top)
-		for at > 0 && top[at-1].cosine < dot {
-			at--
-		}
-		if len(top) < k {
-			top = append(top, ranked{})
-		}
-		copy(top[at+1:], top[at:len(top)-1])
-		top[at] = ranked{int32(id), dot}
+		top = insertRanked(top, ranked{id, vs.byID[id].best(q)}, k)
 	}
+	return top
+}
+
+// rescoreMin is the fewest facts vectorTop's second pass rescores.
+const rescoreMin = 500
+
+// insertRanked adds r to top (closest first, at most k) when it is among
+// the k closest and its cosine is positive.
+func insertRanked(top []ranked, r ranked, k int) []ranked {
+	if r.cosine <= 0 || len(top) == k && r.cosine <= top[k-1].cosine {
+		return top
+	}
+	at := len(top)
+	for at > 0 && top[at-1].cosine < r.cosine {
+		at--
+	}
+	if len(top) < k {
+		top = append(top, ranked{})
+	}
+	copy(top[at+1:], top[at:len(top)-1])
+	top[at] = r
 	return top
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // The vectors a long-lived Index (the daemon, an MCP server) holds in
@@ -28,10 +29,12 @@ type vecStore struct {
 }
 
 // factVecs is one fact's vectors: its whole text first, then its passages
-// (factTexts). Value j of row r is data[r*dim+j] × scale[r].
+// (factTexts). Value j of row r is data[r*dim+j] × scale[r]; bits holds
+// each row's signs, (dim+63)/64 words a row, for vectorTop's first pass.
 type factVecs struct {
 	data  []int8
 	scale []float32
+	bits  []uint64
 }
 
 // vectors are the stored vectors of one model and dimension as a search
@@ -144,7 +147,36 @@ func decodeFactVecs(b []byte, dim int) *factVecs {
 		}
 		fv.scale[r] = quantize(row, fv.data[r*dim:(r+1)*dim])
 	}
+	fv.bits = signBits(fv.data, dim)
 	return fv
+}
+
+// signBits is the signs of rows of dim values, a bit each (1: positive).
+func signBits(data []int8, dim int) []uint64 {
+	words := (dim + 63) / 64
+	bits := make([]uint64, len(data)/dim*words)
+	for r := range len(data) / dim {
+		for j, x := range data[r*dim : (r+1)*dim] {
+			if x > 0 {
+				bits[r*words+j/64] |= 1 << (j % 64)
+			}
+		}
+	}
+	return bits
+}
+
+// hamming is the fewest signs any of the fact's vectors differs from q's
+// in: the smaller, the closer (the angle is about π × hamming / dim).
+func (fv *factVecs) hamming(q []uint64) int {
+	best := math.MaxInt
+	for r := 0; r+len(q) <= len(fv.bits); r += len(q) {
+		d := 0
+		for i, w := range fv.bits[r : r+len(q)] {
+			d += bits.OnesCount64(w ^ q[i])
+		}
+		best = min(best, d)
+	}
+	return best
 }
 
 // quantize writes v to dst as int8, its largest value at ±127, and
@@ -152,27 +184,33 @@ func decodeFactVecs(b []byte, dim int) *factVecs {
 func quantize(v []float32, dst []int8) float32 {
 	var m float32
 	for _, f := range v {
-		m = max(m, float32(math.Abs(float64(f))))
+		m = max(m, f, -f)
 	}
-	if m == 0 || math.IsNaN(float64(m)) || math.IsInf(float64(m), 0) {
+	if m == 0 || m != m || m > math.MaxFloat32 {
 		return 0
 	}
-	s := m / 127
+	inv := 127 / m
 	for i, f := range v {
-		dst[i] = int8(math.Round(float64(f / s)))
+		if x := f * inv; x >= 0 {
+			dst[i] = int8(x + 0.5)
+		} else {
+			dst[i] = int8(x - 0.5)
+		}
 	}
-	return s
+	return m / 127
 }
 
 // queryInt8 is a query's unit vector quantized as the facts' are.
 type queryInt8 struct {
 	data  []int8
 	scale float32
+	bits  []uint64
 }
 
 func quantizeQuery(q []float32) queryInt8 {
 	qi := queryInt8{data: make([]int8, len(q))}
 	qi.scale = quantize(q, qi.data)
+	qi.bits = signBits(qi.data, len(q))
 	return qi
 }
 
