@@ -57,6 +57,9 @@ func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(er
 		return hits, err
 	}
 	q.Embedder, q.Fusion = embedder(f), f.cfg.Embed.Fusion
+	if c, ok := q.Embedder.(interface{ Wait() }); ok {
+		defer c.Wait() // its query's tokens recorded before the process ends
+	}
 	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
 }
 

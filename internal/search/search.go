@@ -84,8 +84,12 @@ func Open(stateDir, memoryDir string) (*Index, error) {
 	return x, nil
 }
 
-// Close closes the database. The Index must not be used afterwards.
+// Close closes the database, after the embedder (embed.Client.Wait) has
+// recorded its queries' tokens. The Index must not be used afterwards.
 func (x *Index) Close() error {
+	if w, ok := x.getEmbedder().(interface{ Wait() }); ok {
+		w.Wait()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.closed = true
