@@ -180,12 +180,30 @@ func vectorTop(vs *vectors, docs *docTable, f filter, q queryInt8, k int) []rank
 		n += hist[limit]
 		limit++
 	}
+	// The second pass in two halves at once: on two idle cores, half the
+	// wait.
+	half := len(ids) / 2
+	var other []ranked
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		other = rescore(vs, q, ids[half:], dists[half:], limit, k)
+	}()
+	top := rescore(vs, q, ids[:half], dists[:half], limit, k)
+	<-done
+	for _, r := range other {
+		top = insertRanked(top, r, k)
+	}
+	return top
+}
+
+// rescore ranks by int8 cosine the facts of ids within limit signs.
+func rescore(vs *vectors, q queryInt8, ids, dists []int32, limit, k int) []ranked {
 	var top []ranked // sorted, closest first
 	for i, id := range ids {
-		if int(dists[i]) > limit {
-			continue
+		if int(dists[i]) <= limit {
+			top = insertRanked(top, ranked{id, vs.byID[id].best(q)}, k)
 		}
-		top = insertRanked(top, ranked{id, vs.byID[id].best(q)}, k)
 	}
 	return top
 }
