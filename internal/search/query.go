@@ -383,7 +383,10 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		}
 	}
 	var ps *scorer // the prefix search's, for the facts only it found
-	if len(top) < limit && len(p.last) >= 2 {
+	// The prefix search fills in when the words find fewer facts than
+	// asked for (want), not than the fusion's depth: it reads every term
+	// the last word begins.
+	if len(top) < want && len(p.last) >= 2 {
 		if top, ps, err = x.prefixTop(ctx, conn, v, p.last, f, top, limit); err != nil {
 			return nil, err
 		}
