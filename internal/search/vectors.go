@@ -175,20 +175,6 @@ func decodeFactVecs(b []byte, dim int) *factVecs {
 	return fv
 }
 
-// signBits is the signs of rows of dim values, a bit each (1: positive).
-func signBits(data []int8, dim int) []uint64 {
-	words := (dim + 63) / 64
-	bits := make([]uint64, len(data)/dim*words)
-	for r := range len(data) / dim {
-		for j, x := range data[r*dim : (r+1)*dim] {
-			if x > 0 {
-				bits[r*words+j/64] |= 1 << (j % 64)
-			}
-		}
-	}
-	return bits
-}
-
 // hamming is the fewest signs any of the fact's vectors differs from q's
 // in: the smaller, the closer (the angle is about π × hamming / dim).
 func (fv *factVecs) hamming(q []uint64) int {
@@ -203,27 +189,6 @@ func (fv *factVecs) hamming(q []uint64) int {
 	return best
 }
 
-// quantize writes v to dst as int8, its largest value at ±127, and
-// returns the scale that takes them back.
-func quantize(v []float32, dst []int8) float32 {
-	var m float32
-	for _, f := range v {
-		m = max(m, f, -f)
-	}
-	if m == 0 || m != m || m > math.MaxFloat32 {
-		return 0
-	}
-	inv := 127 / m
-	for i, f := range v {
-		if x := f * inv; x >= 0 {
-			dst[i] = int8(x + 0.5)
-		} else {
-			dst[i] = int8(x - 0.5)
-		}
-	}
-	return m / 127
-}
-
 // queryInt8 is a query's unit vector quantized as the facts' are.
 type queryInt8 struct {
 	data  []int8
@@ -231,11 +196,14 @@ type queryInt8 struct {
 	bits  []uint64
 }
 
+// quantizeQuery quantizes q exactly as a stored vector is (the same
+// signs' rule included).
 func quantizeQuery(q []float32) queryInt8 {
-	qi := queryInt8{data: make([]int8, len(q))}
-	qi.scale = quantize(q, qi.data)
-	qi.bits = signBits(qi.data, len(q))
-	return qi
+	fv := decodeFactVecs(encodeVector(q), len(q))
+	if fv == nil {
+		return queryInt8{data: make([]int8, len(q))}
+	}
+	return queryInt8{data: fv.data, scale: fv.scale[0], bits: fv.bits}
 }
 
 // best returns the highest cosine between q and the fact's vectors: a long
