@@ -182,14 +182,17 @@ func vectorTop(vs *vectors, docs *docTable, f filter, q queryInt8, k int) []rank
 	}
 	// The second pass in two halves at once: on two idle cores, half the
 	// wait.
+	// The facts at limit itself are taken only until keep is reached:
+	// vectors with many zeros (or many alike) tie there by thousands.
+	room := keep - n
 	half := len(ids) / 2
 	var other []ranked
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		other = rescore(vs, q, ids[half:], dists[half:], limit, k)
+		other = rescore(vs, q, ids[half:], dists[half:], limit, room-room/2, k)
 	}()
-	top := rescore(vs, q, ids[:half], dists[:half], limit, k)
+	top := rescore(vs, q, ids[:half], dists[:half], limit, room/2, k)
 	<-done
 	for _, r := range other {
 		top = insertRanked(top, r, k)
@@ -197,13 +200,18 @@ func vectorTop(vs *vectors, docs *docTable, f filter, q queryInt8, k int) []rank
 	return top
 }
 
-// rescore ranks by int8 cosine the facts of ids within limit signs.
-func rescore(vs *vectors, q queryInt8, ids, dists []int32, limit, k int) []ranked {
+// rescore ranks by int8 cosine the facts of ids within limit signs, at
+// most room of them at limit itself.
+func rescore(vs *vectors, q queryInt8, ids, dists []int32, limit, room, k int) []ranked {
 	var top []ranked // sorted, closest first
 	for i, id := range ids {
-		if int(dists[i]) <= limit {
-			top = insertRanked(top, ranked{id, vs.byID[id].best(q)}, k)
+		switch d := int(dists[i]); {
+		case d > limit, d == limit && room <= 0:
+			continue
+		case d == limit:
+			room--
 		}
+		top = insertRanked(top, ranked{id, vs.byID[id].best(q)}, k)
 	}
 	return top
 }
