@@ -37,7 +37,7 @@ func runMCP(ctx context.Context, a *app) error {
 	if err != nil {
 		return err
 	}
-	ls := &warm.Lazy{StateDir: f.stateDir, Dir: f.dir, Embedder: embedder(f), Log: f.log,
+	ls := &warm.Lazy{StateDir: f.stateDir, Dir: f.dir, Embedder: embedder(f), Fusion: f.cfg.Embed.Fusion, Log: f.log,
 		Ask: func(ctx context.Context, q search.Query) ([]search.Hit, bool, error) { return askWarm(ctx, f, q) }}
 	defer ls.Close()
 	s := mcpserver.New(mcpserver.Options{

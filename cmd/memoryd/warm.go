@@ -41,6 +41,9 @@ func findHits(ctx context.Context, f *folder, q search.Query, onFallback func(er
 	if hits, ok, err := askWarm(ctx, f, q); ok {
 		return hits, err
 	}
-	q.Embedder = embedder(f)
+	q.Embedder, q.Fusion = embedder(f), f.cfg.Embed.Fusion
+	if c, ok := q.Embedder.(interface{ Wait() }); ok {
+		defer c.Wait() // its query's tokens recorded before the process ends
+	}
 	return search.FindOrScan(ctx, f.stateDir, f.dir, q, onFallback)
 }

@@ -71,6 +71,7 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		f.log.Warn("no search index: memoryd search builds one when asked", "err", err)
 	} else {
 		x.SetEmbedder(embedder(f))
+		x.SetFusion(f.cfg.Embed.Fusion)
 		srv := warmServer(f, x)
 		deps.Search, deps.Readers = srv, srv
 		closers = append(closers, x)

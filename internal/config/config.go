@@ -143,6 +143,10 @@ type Embed struct {
 	// Timeout bounds embedding a search's query: past it the search is
 	// lexical. MEMORY_EMBED_TIMEOUT_MS.
 	Timeout Duration `yaml:"timeout"`
+	// Fusion is how search fuses the word and embedding rankings:
+	// "zscore" (weighted z-scores of the two scores, the default) or "rrf"
+	// (reciprocal rank fusion). MEMORY_EMBED_FUSION.
+	Fusion string `yaml:"fusion"`
 }
 
 // Recall configures `memoryd recall`, the per-prompt hook that adds the few
@@ -210,7 +214,7 @@ func Default() Config {
 			Budget:     60000,
 		},
 		LLM:      LLM{Timeout: Duration(120 * time.Second), DailyTokens: 1_000_000},
-		Embed:    Embed{Timeout: Duration(300 * time.Millisecond)},
+		Embed:    Embed{Timeout: Duration(300 * time.Millisecond), Fusion: "zscore"},
 		Recall:   Recall{MaxBytes: 1500, Timeout: Duration(2 * time.Second)},
 		Review:   Review{UnusedAfter: Duration(90 * 24 * time.Hour)},
 		Sync:     Sync{Interval: Duration(5 * time.Minute)},
@@ -377,6 +381,11 @@ func (v *validator) services() {
 		}
 	}
 	positive("embed.timeout", c.Embed.Timeout)
+	switch c.Embed.Fusion {
+	case "", "zscore", "rrf":
+	default:
+		bad("embed.fusion", "must be zscore or rrf (got %q)", c.Embed.Fusion)
+	}
 	atLeast("recall.max_bytes", c.Recall.MaxBytes, 0, " (0 turns recall off)")
 	positive("recall.timeout", c.Recall.Timeout)
 	if c.Review.UnusedAfter < 0 {

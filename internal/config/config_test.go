@@ -132,7 +132,8 @@ func TestEmbed(t *testing.T) {
 		t.Fatalf("default embed: %+v", c.Embed)
 	}
 	vars := map[string]string{"MEMORY_DIR": "/m", "MEMORY_EMBED_BASE_URL": "http://127.0.0.1:11434/v1",
-		"MEMORY_EMBED_MODEL": "nomic-embed-text", "MEMORY_EMBED_API_KEY": "k", "MEMORY_EMBED_TIMEOUT_MS": "250"}
+		"MEMORY_EMBED_MODEL": "nomic-embed-text", "MEMORY_EMBED_API_KEY": "k", "MEMORY_EMBED_TIMEOUT_MS": "250",
+		"MEMORY_EMBED_FUSION": "rrf"}
 	c, err := Load("", false, func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -140,14 +141,14 @@ func TestEmbed(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := Embed{BaseURL: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text", APIKey: "k", Timeout: Duration(250 * time.Millisecond)}
+	want := Embed{BaseURL: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text", APIKey: "k", Timeout: Duration(250 * time.Millisecond), Fusion: "rrf"}
 	if c.Embed != want {
 		t.Errorf("embed: %+v, want %+v", c.Embed, want)
 	}
-	vars["MEMORY_EMBED_MODEL"], vars["MEMORY_EMBED_BASE_URL"] = "", "localhost:11434"
+	vars["MEMORY_EMBED_MODEL"], vars["MEMORY_EMBED_BASE_URL"], vars["MEMORY_EMBED_FUSION"] = "", "localhost:11434", "mean"
 	c, _ = Load("", false, func(k string) string { return vars[k] })
 	err = c.Validate()
-	for _, key := range []string{"embed.base_url", "embed.model"} {
+	for _, key := range []string{"embed.base_url", "embed.model", "embed.fusion"} {
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("no error about %s: %v", key, err)
 		}

@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/cost"
@@ -83,6 +84,7 @@ type Client struct {
 	endpoint string
 	log      *slog.Logger
 	now      func() time.Time
+	records  sync.WaitGroup // a query's tokens being recorded (Wait)
 }
 
 // New checks opts and returns a Client; it makes no call.
@@ -122,19 +124,25 @@ func (c *Client) Model() string { return c.o.Model }
 func (c *Client) Query(ctx context.Context, text string) ([]float32, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
-	vs, err := c.embed(ctx, []string{text}, c.o.Timeout)
+	vs, err := c.embed(ctx, []string{text}, c.o.Timeout, true)
 	if err != nil {
 		return nil, err
 	}
 	return vs[0], nil
 }
 
+// Wait waits for the tokens of the queries embedded so far to be
+// recorded: Query records them after it returns (the ledger's write and
+// sync cost a search milliseconds), so a process that ends soon after a
+// search waits for them first.
+func (c *Client) Wait() { c.records.Wait() }
+
 // Batch embeds texts in one call within Options.BatchTimeout, the vectors
 // in the order of texts.
 func (c *Client) Batch(ctx context.Context, texts []string) ([][]float32, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.BatchTimeout)
 	defer cancel()
-	return c.embed(ctx, texts, c.o.BatchTimeout)
+	return c.embed(ctx, texts, c.o.BatchTimeout, false)
 }
 
 type request struct {
@@ -154,8 +162,9 @@ type answer struct {
 }
 
 // embed makes one call. Every vector of the answer must have the same
-// length, with finite values, one per text.
-func (c *Client) embed(ctx context.Context, texts []string, limit time.Duration) ([][]float32, error) {
+// length, with finite values, one per text. With later, the tokens are
+// recorded after it returns (Wait).
+func (c *Client) embed(ctx context.Context, texts []string, limit time.Duration, later bool) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
 	}
@@ -165,7 +174,13 @@ func (c *Client) embed(ctx context.Context, texts []string, limit time.Duration)
 	}
 	start := time.Now()
 	vs, tokens, err := c.post(ctx, texts, limit)
-	if err == nil || tokens > 0 {
+	if later && (err == nil || tokens > 0) {
+		c.records.Add(1)
+		go func() {
+			defer c.records.Done()
+			c.record(tokens)
+		}()
+	} else if err == nil || tokens > 0 {
 		c.record(tokens)
 	}
 	if err != nil {

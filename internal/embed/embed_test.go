@@ -23,6 +23,7 @@ func newClient(t *testing.T, s *embedtest.Server, mod func(*embed.Options)) (*em
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Wait) // before dir is removed
 	return c, dir
 }
 
@@ -53,6 +54,7 @@ func TestBatchAndLedger(t *testing.T) {
 	if _, err := c.Query(context.Background(), "delta"); err != nil {
 		t.Fatal(err)
 	}
+	c.Wait() // a query's tokens are recorded after it returns
 	if got := todayTokens(t, dir); got != 45 {
 		t.Errorf("ledger: %d tokens, want 45 (the server's 40 added)", got)
 	}

@@ -3,9 +3,11 @@ package search
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/embed"
 	"github.com/memoryd/memoryd/internal/embed/embedtest"
 )
 
@@ -47,6 +49,7 @@ func BenchmarkFused10k(b *testing.B) {
 		b.Logf("%d dimensions: FillVectors of 10,000 facts took %s", dim, time.Since(start).Round(time.Millisecond))
 		common := benchWord(b, x, true)
 		q := Query{Words: common + " " + question30(x), Project: "memoryd", All: true}
+		x.Search(context.Background(), q) // the vectors read, as a long-lived process has them
 		b.Run(fmt.Sprintf("search-%d", dim), func(b *testing.B) {
 			defer startCPU().report(b)
 			for b.Loop() {
@@ -77,4 +80,52 @@ func BenchmarkFused10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFusedEndpoint10k is the daemon's side of a fused search at
+// 10,000 facts of 768 dimensions with a fake endpoint on 127.0.0.1
+// answering in 5 ms (embed.Client, as the daemon has it): the query's
+// embedding alone, the fused search, and the same search by words alone.
+//
+//	go test -run '^$' -bench FusedEndpoint10k -benchtime 200x ./internal/search/
+func BenchmarkFusedEndpoint10k(b *testing.B) {
+	x := benchIndex(b)
+	x.SetEmbedder(fakeEmbedder{768})
+	for more := true; more; {
+		var err error
+		if more, err = x.FillVectors(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	srv := embedtest.New(b)
+	srv.SetVector(func(t string) []float32 { return embedtest.Hashed(t, 768) })
+	srv.SetDelay(5 * time.Millisecond)
+	c, err := embed.New(embed.Options{BaseURL: srv.URL, Model: "fake-768", Timeout: time.Second,
+		StateDir: b.TempDir(), DailyTokens: 1e9, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := Query{Words: "which fact mentions " + question30(x), Project: "memoryd", All: true}
+	b.Run("embed-query", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Query(context.Background(), q.Words); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	x.SetEmbedder(c)
+	for _, label := range []string{"fused", "words"} {
+		if label == "words" {
+			x.SetEmbedder(nil)
+		}
+		x.Search(context.Background(), q) // the vectors read once
+		b.Run(label, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := x.Search(context.Background(), q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	c.Wait()
 }

@@ -97,6 +97,10 @@ type Query struct {
 	// query's embedding ranks the facts by meaning, fused with the words'
 	// ranking. nil means the Index's own (SetEmbedder), if any.
 	Embedder Embedder
+	// Fusion is how the two rankings are fused: FusionZScore or
+	// FusionRRF (fuse.go); "" means the Index's (SetFusion), by default
+	// FusionZScore.
+	Fusion string
 }
 
 // Hit is one fact found, best first.
@@ -167,7 +171,7 @@ func (x *Index) queryEmbedder(q Query) Embedder {
 // search is Search with the query's embedding, when one is under way.
 func (x *Index) search(ctx context.Context, q Query, p parsed, qv *queryVector) ([]Hit, error) {
 	e := x.queryEmbedder(q)
-	if qv == nil && e != nil {
+	if qv == nil && x.mayHaveVectors(ctx, e) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -217,7 +221,10 @@ func (x *Index) FreshSearch(ctx context.Context, q Query) ([]Hit, error) {
 	// scored.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	qv := embedQuery(ctx, x.queryEmbedder(q), q.Words)
+	var qv *queryVector
+	if e := x.queryEmbedder(q); x.mayHaveVectors(ctx, e) {
+		qv = embedQuery(ctx, e, q.Words)
+	}
 	if !state.Held(x.stateDir, state.DaemonLock) {
 		if err := x.Fresh(ctx); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
@@ -376,14 +383,18 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		}
 	}
 	var ps *scorer // the prefix search's, for the facts only it found
-	if len(top) < limit && len(p.last) >= 2 {
+	// The prefix search fills in when the words find fewer facts than
+	// asked for (want), not than the fusion's depth: it reads every term
+	// the last word begins.
+	if len(top) < want && len(p.last) >= 2 {
 		if top, ps, err = x.prefixTop(ctx, conn, v, p.last, f, top, limit); err != nil {
 			return nil, err
 		}
 	}
 	if qv != nil {
-		if vec := x.denseTop(ctx, conn, v, qv, e, f); len(vec) > 0 {
-			top = fuse(s, f, top, vec, want)
+		fu := fusing{s: s, f: f, mode: cmp.Or(q.Fusion, x.fusion)}
+		if vec := x.denseTop(ctx, conn, v, qv, e, &fu); len(vec) > 0 {
+			top = fu.fuse(top, vec, want)
 		}
 	}
 	return x.hits(ctx, conn, s, ps, top[:min(want, len(top))], q.Explain)

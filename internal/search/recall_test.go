@@ -99,6 +99,16 @@ func runRecall(t testing.TB, c recallCorpus) recallResult {
 	if err := x.Fresh(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if recallEmbedder != nil { // BenchmarkRecallFusion
+		x.SetEmbedder(recallEmbedder)
+		x.SetFusion(recallFusion)
+		for more := true; more; {
+			var err error
+			if more, err = x.FillVectors(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	base := newPlainBM25(texts)
 	base.keys = files
 	ranks := map[string][2][]int{} // by kind: memoryd's ranks, the baseline's (0: not in the top 10)

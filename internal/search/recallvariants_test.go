@@ -246,3 +246,32 @@ func withPadding(c recallCorpus) recallCorpus {
 	}
 	return out
 }
+
+// recallEmbedder and recallFusion, when set, make runRecall fuse an
+// embeddings ranking (BenchmarkRecallFusion).
+var (
+	recallEmbedder Embedder
+	recallFusion   string
+)
+
+// BenchmarkRecallFusion compares words alone with the words fused with
+// the deterministic fake embedder (embedtest.Hashed, 256 dimensions: a
+// vector of the words' hashes, so it knows no meaning — this measures the
+// fusion's plumbing and how much a weak, noisy second signal disturbs
+// the words, not what a real model brings), by z-scores and by
+// reciprocal rank fusion:
+//
+//	go test -run '^$' -bench RecallFusion -benchtime 1x ./internal/search/
+func BenchmarkRecallFusion(b *testing.B) {
+	set := func(e Embedder, mode string) func() (restore func()) {
+		return func() func() {
+			recallEmbedder, recallFusion = e, mode
+			return func() { recallEmbedder, recallFusion = nil, "" }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{
+		{"words", set(nil, "")},
+		{"zscore", set(fakeEmbedder{256}, FusionZScore)},
+		{"rrf", set(fakeEmbedder{256}, FusionRRF)},
+	})
+}

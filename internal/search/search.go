@@ -58,12 +58,14 @@ type Index struct {
 	mu       sync.Mutex
 	closed   bool
 	db       *sql.DB
-	fi       os.FileInfo // the index file as opened, to notice it being replaced
-	cache    *hashCache  // see apply; belongs to the connection in db
-	view     *view       // see find; belongs to the connection in db
-	embedder Embedder    // see SetEmbedder
-	stale    *vectors    // vectors of another dimension than a query's, to drop (dense.go)
-	scans    int         // folder scans by Fresh, for tests
+	fi       os.FileInfo   // the index file as opened, to notice it being replaced
+	cache    *hashCache    // see apply; belongs to the connection in db
+	view     *view         // see find; belongs to the connection in db
+	embedder Embedder      // see SetEmbedder
+	fusion   string        // see SetFusion
+	stale    *staleVectors // vectors of another dimension than a query's, to drop (dense.go)
+	vecs     *vecStore     // the vectors held, int8, across views (vectors.go)
+	scans    int           // folder scans by Fresh, for tests
 }
 
 // Open opens the index of memoryDir kept in stateDir, creating the state
@@ -82,8 +84,12 @@ func Open(stateDir, memoryDir string) (*Index, error) {
 	return x, nil
 }
 
-// Close closes the database. The Index must not be used afterwards.
+// Close closes the database, after the embedder (embed.Client.Wait) has
+// recorded its queries' tokens. The Index must not be used afterwards.
 func (x *Index) Close() error {
+	if w, ok := x.getEmbedder().(interface{ Wait() }); ok {
+		w.Wait()
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.closed = true
@@ -186,6 +192,7 @@ func (x *Index) drop() {
 	}
 	x.cache = nil
 	x.view = nil
+	x.vecs = nil
 }
 
 // ensure opens the index file when x has no database, or when the file at

@@ -15,6 +15,7 @@ import (
 type Lazy struct {
 	StateDir, Dir string
 	Embedder      search.Embedder // nil: search by words alone
+	Fusion        string          // search.Index.SetFusion
 	// Ask asks the daemon's warm index first; ok false: no daemon
 	// answers, and the index is opened here.
 	Ask func(context.Context, search.Query) (hits []search.Hit, ok bool, err error)
@@ -34,6 +35,7 @@ func (l *Lazy) index() (*Local, error) {
 			return nil, err
 		}
 		x.SetEmbedder(l.Embedder)
+		x.SetFusion(l.Fusion)
 		l.x, l.local = x, NewLocal(x, l.Dir, l.Log)
 		l.local.Start()
 	}
