@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memoryd/memoryd/internal/llm/llmtest"
 	"github.com/memoryd/memoryd/internal/state"
 )
 
@@ -140,5 +141,29 @@ func TestExtractDryRunIsTheRealPlan(t *testing.T) {
 	}
 	if !strings.Contains(w.show("memory/_inbox/user-editor.md"), "Edits in helix now") {
 		t.Errorf("the proposal is not in the commit:\n%s", out)
+	}
+}
+
+// TestCompactDryRunIsTheRealPlan: a dry compaction (merge, supersession,
+// rewrite, flag, a refused delete) writes nothing — not the folder, git or
+// the day's bound — and names the ops the pass then applies and skips.
+func TestCompactDryRunIsTheRealPlan(t *testing.T) {
+	w, _, env := compactWorld(t, func(llmtest.Recorded) llmtest.Reply {
+		return jsonPlan(append(goodPlan(), map[string]any{"op": "delete", "file": "project-freeze.md"})...)
+	})
+	check := w.untouched(t)
+	out, code := w.runCmd(env, "compact", "--dry-run")
+	check("compact --dry-run")
+	planned := lines(out, `(?m)^would ((?:apply|skip): .*)$`)
+	if code != 0 || len(planned) != 5 || !w.compactState().LastPassAt.IsZero() {
+		t.Fatalf("dry run: exit %d, planned %q\n%s", code, planned, out)
+	}
+	out, code = w.runCmd(env, "compact")
+	done := lines(out, `(?m)^((?:applied|skipped): .*)$`)
+	for i := range done {
+		done[i] = strings.Replace(strings.Replace(done[i], "applied:", "apply:", 1), "skipped:", "skip:", 1)
+	}
+	if code != 0 || !slices.Equal(done, planned) {
+		t.Fatalf("the pass did %q, the dry run planned %q\n%s", done, planned, out)
 	}
 }

@@ -1,10 +1,6 @@
 package folder
 
-import (
-	"context"
-
-	"github.com/memoryd/memoryd/internal/index"
-)
+import "context"
 
 // A dry run is a transaction that records instead of writing, so that a
 // command's --dry-run runs the very code its real run does (chezmoi's
@@ -69,29 +65,16 @@ func (tx *Tx) Plan() Plan {
 	return *tx.dry
 }
 
-// check is index.ReadCurrent against what the plan recorded for rel; ok
-// false when it recorded nothing for rel.
-func (p *Plan) check(rel, hash string) (m *index.Memory, ok bool, err error) {
+// data is what the plan recorded for file (nil: a removal), and whether it
+// recorded anything. A nil plan (a real transaction) recorded nothing.
+func (p *Plan) data(file string) ([]byte, bool) {
 	if p == nil {
-		return nil, false, nil
+		return nil, false
 	}
 	for _, f := range p.Files {
-		if f.File != rel {
-			continue
+		if f.File == file {
+			return f.Data, true
 		}
-		switch {
-		case f.Data == nil && hash == "":
-			return nil, true, nil
-		case f.Data == nil:
-			return nil, true, &index.ChangedError{File: rel, How: "gone"}
-		case hash == "":
-			return nil, true, &index.ChangedError{File: rel, How: "appeared"}
-		}
-		m, err := index.Parse(rel, f.Data)
-		if err == nil && m.Hash != hash {
-			m, err = nil, &index.ChangedError{File: rel, How: "changed"}
-		}
-		return m, true, err
 	}
-	return nil, false, nil
+	return nil, false
 }

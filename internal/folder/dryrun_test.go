@@ -70,6 +70,9 @@ func TestDryRunRecordsAndTouchesNothing(t *testing.T) {
 		t.Fatalf("a dry run needs no lock: %v", err)
 	}
 	apply(t, tx)
+	if b, err := tx.Read("user-new.md"); err != nil || string(b) != string(fact("new", "New.")) {
+		t.Errorf("the dry run reads %q (%v), not what it recorded", b, err)
+	}
 	tx.Close()
 	l.Unlock()
 	plan := tx.Plan()

@@ -42,14 +42,34 @@ func (tx *Tx) Snapshot() index.Snapshot { return tx.store.Snapshot() }
 // hash, Memory.Hash; "" for absent): the one re-check of what a plan
 // read. It returns the file parsed anew (nil when absent).
 func (tx *Tx) Check(file, base string) (*index.Memory, error) {
-	m, planned, err := tx.dry.check(file, base)
-	if !planned {
-		m, err = index.ReadCurrent(tx.f.dir, file, base)
-	}
+	m, err := tx.Current(file, base)
 	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was written, try again", err)
 	}
 	return m, nil
+}
+
+// Current is index.ReadCurrent of file as the transaction sees it: in a
+// dry run, what it recorded for file, else the file on disk. Unlike Check
+// its errors are index.ReadCurrent's, unwrapped.
+func (tx *Tx) Current(file, base string) (*index.Memory, error) {
+	if data, planned := tx.dry.data(file); planned {
+		return index.CurrentOf(file, data, base)
+	}
+	return index.ReadCurrent(tx.f.dir, file, base)
+}
+
+// Read reads file (index.ReadPlain) as the transaction sees it: in a dry
+// run, what it recorded for file (absent, fs.ErrNotExist, when it recorded
+// a removal), else the file on disk.
+func (tx *Tx) Read(file string) ([]byte, error) {
+	if data, planned := tx.dry.data(file); planned {
+		if data == nil {
+			return nil, fs.ErrNotExist
+		}
+		return data, nil
+	}
+	return index.ReadPlain(tx.f.dir, file)
 }
 
 // Write writes data to the memory file file, when it is still the version
