@@ -19,7 +19,6 @@ import (
 // memoryd, during the LLM call) makes the op skip, so the change survives.
 type applier struct {
 	tx      *folder.Tx
-	dir     string
 	log     *slog.Logger
 	delay   time.Duration
 	res     *Result
@@ -34,7 +33,7 @@ func (a *applier) save(rel string) error {
 	if _, ok := a.before[rel]; ok {
 		return nil
 	}
-	data, err := index.ReadPlain(a.dir, rel)
+	data, err := a.tx.Read(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = nil
@@ -135,11 +134,11 @@ func (a *applier) paths() []string {
 	return out
 }
 
-// current re-reads the file m was scanned from (index.ReadCurrent) and
+// current re-reads the file m was scanned from (folder.Tx.Current) and
 // returns it parsed anew, or an errSkip when it is gone, changed, or no
 // longer a plain file.
 func (a *applier) current(m *index.Memory) (*index.Memory, error) {
-	cur, err := index.ReadCurrent(a.dir, m.File, m.Hash)
+	cur, err := a.tx.Current(m.File, m.Hash)
 	var ce *index.ChangedError
 	switch {
 	case errors.As(err, &ce):
@@ -227,7 +226,7 @@ func (a *applier) merge(p *planned) error {
 	base, targetHash := srcs[0], ""
 	if i := slices.Index(p.Files, p.target); i >= 0 {
 		base, targetHash = srcs[i], srcs[i].Hash
-	} else if _, err := index.ReadCurrent(a.dir, p.target, ""); err != nil {
+	} else if _, err := a.tx.Current(p.target, ""); err != nil {
 		return skipf("%s: the merge target appeared since the plan was made", p.target)
 	}
 	// A copy of the base keeps its frontmatter; a title belongs to the
@@ -321,7 +320,7 @@ func (a *applier) supersede(p *planned) error {
 	if err != nil {
 		return err
 	}
-	if _, err := index.ReadPlain(a.dir, p.Op.By); err != nil {
+	if _, err := a.tx.Read(p.Op.By); err != nil {
 		return skipf("%s: its successor %s is not there", cur.File, p.Op.By)
 	}
 	m := *cur

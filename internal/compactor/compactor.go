@@ -253,21 +253,13 @@ func (r *Result) count(op Op) {
 	}
 }
 
-// Plan is a dry run: it scans, asks the model and validates the plan like
-// Compact, and reports in the Result what would be applied and skipped. It
-// writes nothing, takes no lock and needs no repository. Errors are those of
-// Compact that can happen before the checkpoint.
-func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
-	res := &Result{DryRun: true}
-	todo, err := c.prepare(ctx, res)
-	if err != nil {
-		return res, err
-	}
-	for _, p := range todo {
-		res.count(p.Op)
-	}
-	return res, res.Stopped
-}
+// Plan is a dry run: the pass Compact makes — scan, ask the model,
+// validate, apply, commit — on a dry-run transaction
+// (folder.Folder.BeginDryRun), which records instead of writing. The
+// Result says what would be applied and skipped. It writes nothing, takes
+// no lock, needs no repository and adds nothing to the day's bound. Errors
+// are those of Compact that can happen before the checkpoint.
+func (c *Compactor) Plan(ctx context.Context) (*Result, error) { return c.pass(ctx, true) }
 
 // Compact runs one pass, as the package documentation describes.
 //
@@ -299,26 +291,27 @@ func (c *Compactor) Plan(ctx context.Context) (*Result, error) {
 // a batch (what the batches before it planned is applied and committed). After the checkpoint, the
 // pass finishes even if ctx is cancelled, so that no half-applied pass is
 // left uncommitted.
-func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
-	res := &Result{}
-	if c.git == nil {
-		return res, ErrNoGit
-	}
-	pass, err := state.TryLock(c.opts.StateDir, PassLock, state.Owner(c.opts.Who))
+func (c *Compactor) Compact(ctx context.Context) (*Result, error) { return c.pass(ctx, false) }
+
+// pass is Compact, or with dry Plan.
+func (c *Compactor) pass(ctx context.Context, dry bool) (*Result, error) {
+	res := &Result{DryRun: dry}
+	release, err := c.claim(dry)
 	if err != nil {
-		return res, fmt.Errorf("compaction: %w", err)
+		return res, err
 	}
-	defer pass.Unlock()
-	if b, busy := c.git.Operation(); busy {
-		return res, fmt.Errorf("compaction: %w: %s; %s", gitstore.ErrBusy, b.Reason, b.Fix)
-	}
+	defer release()
 	todo, err := c.prepare(ctx, res)
 	if err != nil {
 		return res, err
 	}
 	// The model has answered: only now does the pass take the write lock,
 	// for the checkpoint, the ops and the commit.
-	tx, err := c.opts.Folder.Begin(ctx, c.opts.Who)
+	begin := c.opts.Folder.Begin
+	if dry {
+		begin = c.opts.Folder.BeginDryRun
+	}
+	tx, err := begin(ctx, c.opts.Who)
 	if err != nil {
 		return res, fmt.Errorf("compaction: %w", err)
 	}
@@ -327,16 +320,13 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 	// From here on the pass completes: a cancelled context must not leave
 	// files half-applied and uncommitted.
 	actx := context.WithoutCancel(ctx)
-	if err := c.settle(); err != nil {
-		return res, err
-	}
 	if res.Checkpoint, err = c.checkpoint(actx, tx); err != nil {
 		return res, err
 	}
-	a := &applier{tx: tx, dir: c.dir, log: c.log, delay: c.opts.OpDelay, res: res,
+	a := &applier{tx: tx, log: c.log, delay: c.opts.OpDelay, res: res,
 		touched: map[string]bool{}, before: map[string][]byte{}}
 	applyErr := a.applyAll(todo)
-	if res.Destructive > 0 {
+	if res.Destructive > 0 && !dry {
 		// Recorded before the commit: a crash after it must not reset
 		// the day's count.
 		c.record(res)
@@ -346,7 +336,7 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 		// undone, so the folder goes back to the checkpoint.
 		return res, errors.Join(applyErr, err, c.rollback(actx, a, staged, res))
 	}
-	c.log.Info("compaction finished", "summary", res.Summary(), "skipped", len(res.Skipped),
+	c.log.Info("compaction finished", "dry_run", dry, "summary", res.Summary(), "skipped", len(res.Skipped),
 		"calls", res.Calls, "chars_sent", res.CharsSent, "llm_time", res.LLMTime.Round(time.Millisecond),
 		"apply_time", time.Since(start).Round(time.Millisecond), "checkpoint", res.Checkpoint, "commit", res.Commit)
 	if applyErr != nil {
@@ -359,6 +349,28 @@ func (c *Compactor) Compact(ctx context.Context) (*Result, error) {
 		return res, ErrNothingToDo
 	}
 	return res, nil
+}
+
+// claim makes the checks of a pass that writes and takes the pass lock:
+// ErrNoGit without a repository, an error wrapping state.ErrLocked while
+// another pass runs, one wrapping gitstore.ErrBusy while a git operation
+// of the user's is under way. A dry run claims nothing.
+func (c *Compactor) claim(dry bool) (release func(), err error) {
+	if dry {
+		return func() {}, nil
+	}
+	if c.git == nil {
+		return nil, ErrNoGit
+	}
+	pass, err := state.TryLock(c.opts.StateDir, PassLock, state.Owner(c.opts.Who))
+	if err != nil {
+		return nil, fmt.Errorf("compaction: %w", err)
+	}
+	if b, busy := c.git.Operation(); busy {
+		pass.Unlock()
+		return nil, fmt.Errorf("compaction: %w: %s; %s", gitstore.ErrBusy, b.Reason, b.Fix)
+	}
+	return func() { pass.Unlock() }, nil
 }
 
 // prepare scans the folder without the write lock, plans and validates.
@@ -486,10 +498,16 @@ func (c *Compactor) settle() error {
 	return nil
 }
 
-// checkpoint commits the folder's pending changes as the checkpoint, or
+// checkpoint settles the folder (settle) and commits its pending changes as the checkpoint, or
 // returns the last commit that touched the folder when nothing is pending.
 // The caller holds the transaction: nobody else writes meanwhile.
 func (c *Compactor) checkpoint(ctx context.Context, tx *folder.Tx) (string, error) {
+	if tx.DryRun() {
+		return "", nil // a dry run settles and commits nothing
+	}
+	if err := c.settle(); err != nil {
+		return "", err
+	}
 	msg := commitmsg.Message{Subject: commitmsg.CheckpointSubject, Kind: commitmsg.KindCheckpoint, Writer: commitmsg.Person}.String()
 	done, err := tx.CommitPending(ctx, func([]string) string { return msg })
 	if err != nil {

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/memoryd/memoryd/internal/atomicfile"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -59,11 +56,11 @@ func conflictSection(files []string, note string) string {
 // are: a contradiction is never resolved here.
 func (a *applier) flag(p *planned) error {
 	for _, m := range p.mems {
-		if _, err := os.Lstat(filepath.Join(a.dir, filepath.FromSlash(m.File))); err != nil {
+		if _, err := a.tx.Read(m.File); err != nil {
 			return skipf("%s: gone since the plan was made", m.File)
 		}
 	}
-	old, err := index.ReadPlain(a.dir, index.ConflictsFile)
+	old, err := a.tx.Read(index.ConflictsFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return skipf("%s: %v", index.ConflictsFile, err)
 	}
@@ -87,11 +84,10 @@ func (a *applier) flag(p *planned) error {
 	if err := a.save(index.ConflictsFile); err != nil {
 		return err
 	}
-	// Not a memory file: written here, committed by the transaction.
-	if _, err := atomicfile.Write(a.dir, index.ConflictsFile, b.Bytes(), 0o644); err != nil {
+	// Not a memory file: written as it is, committed by the transaction.
+	if err := a.tx.Restore(index.ConflictsFile, b.Bytes()); err != nil {
 		return err
 	}
-	a.tx.Touched(index.ConflictsFile)
 	a.touched[index.ConflictsFile] = true
 	return nil
 }

@@ -53,36 +53,48 @@ func (x *Extractor) drop(key string) error {
 
 // apply writes the planned changes and commits them through the write
 // transaction, then advances the watermark: a pass whose commit failed
-// runs again.
-func (x *Extractor) apply(ctx context.Context, res Result, key string, mark transcript.Watermark) (Result, error) {
+// runs again. A dry run goes the same way on a dry-run transaction
+// (folder.Folder.BeginDryRun), which records instead of writing, and
+// leaves the watermark where it was.
+func (x *Extractor) apply(ctx context.Context, res Result, key string, mark transcript.Watermark, dry bool) (Result, error) {
 	if len(res.Changes) > 0 {
-		if err := x.write(ctx, &res); err != nil {
+		if err := x.write(ctx, &res, dry); err != nil {
 			res.Changes = nil
 			return res, err
 		}
 	}
-	if err := x.editMarks(func(m watermarks) { m[key] = mark }); err != nil {
-		return res, err
+	if dry {
+		return res, nil // the watermarks are the extractor's, not the folder's
 	}
-	return res, nil
+	return res, x.advance(key, mark)
+}
+
+// begin begins the pass's transaction: a dry run's (which needs neither
+// the lock nor a repository), or the write transaction.
+func (x *Extractor) begin(ctx context.Context, dry bool) (*folder.Tx, error) {
+	fo := x.opts.Folder
+	if dry && fo != nil {
+		return fo.BeginDryRun(ctx, x.opts.Who)
+	}
+	if x.deps.Repo == nil || fo == nil || fo.Repo() == nil {
+		return nil, errors.New("no git repository: extraction writes nothing without one")
+	}
+	tx, err := fo.Begin(ctx, x.opts.Who)
+	if errors.Is(err, folder.ErrBusy) {
+		// Another writer held the lock, or git stayed busy, past the
+		// wait: retry later.
+		return nil, fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
+	}
+	return tx, err // folder.ErrInOperation among the errors
 }
 
 // write begins the transaction — only now, after the model answered —
 // checks every planned file against the version the plan read before any
 // is written, writes the changes and commits them with the indexes.
-func (x *Extractor) write(ctx context.Context, res *Result) error {
-	repo, fo := x.deps.Repo, x.opts.Folder
-	if repo == nil || fo == nil || fo.Repo() == nil {
-		return errors.New("no git repository: extraction writes nothing without one")
-	}
-	tx, err := fo.Begin(ctx, x.opts.Who)
-	switch {
-	case errors.Is(err, folder.ErrBusy):
-		// Another writer held the lock, or git stayed busy, past the
-		// wait: retry later.
-		return fmt.Errorf("%w: %w", gitstore.ErrBusy, err)
-	case err != nil:
-		return err // folder.ErrInOperation among them
+func (x *Extractor) write(ctx context.Context, res *Result, dry bool) error {
+	tx, err := x.begin(ctx, dry)
+	if err != nil {
+		return err
 	}
 	defer tx.Close()
 	for _, c := range res.Changes {

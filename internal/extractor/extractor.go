@@ -177,8 +177,9 @@ func (x *Extractor) Extract(ctx context.Context, source, id string) (Result, err
 	return x.run(ctx, source, id, false)
 }
 
-// DryRun is Extract without any write: no memory file, no commit, no
-// watermark. Result.Changes holds what Extract would write now.
+// DryRun is Extract without any write: the same pass on a dry-run
+// transaction (folder.Folder.BeginDryRun), so no memory file, no commit,
+// no watermark. Result.Changes holds what Extract would write now.
 func (x *Extractor) DryRun(ctx context.Context, source, id string) (Result, error) {
 	return x.run(ctx, source, id, true)
 }
@@ -224,10 +225,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	if tr.userShown == 0 {
 		// Nothing the user said is in view: the model could only echo the
 		// assistant. Move on without a call.
-		if dry {
-			return res, nil
-		}
-		return res, x.advance(key, b.mark)
+		return x.apply(ctx, res, key, b.mark, dry)
 	}
 	// The plan is made without the write lock; the transaction re-checks
 	// what it read (Change.prev) before writing.
@@ -280,10 +278,7 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 		}
 	}
 	supersessions(&res)
-	if dry {
-		return res, nil
-	}
-	return x.apply(ctx, res, key, b.mark)
+	return x.apply(ctx, res, key, b.mark, dry)
 }
 
 // dropIgnored refuses the changes to files git would not commit (ignored

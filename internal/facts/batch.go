@@ -30,19 +30,16 @@ type Result struct {
 // is skipped as a duplicate, and so is one that fails a check: skips are
 // results, not errors. An item whose file name another fact holds gets the
 // first free name with a numbered suffix ("testing-2"). Existing facts are
-// never changed. With dryRun nothing is written and the lock is not taken.
+// never changed. With dryRun the same path runs on a dry-run transaction
+// (folder.Folder.BeginDryRun): nothing is written and the lock is not taken.
 // It returns one Result per item, in order, and the commit ("" when
 // nothing was written, or there is no repository).
 func (w *Writer) SaveAll(ctx context.Context, items []Item, message func(n int) string, dryRun bool) ([]Result, string, error) {
+	begin := w.opts.Folder.Begin
 	if dryRun {
-		snap, err := w.opts.Folder.Snapshot()
-		if err != nil {
-			return nil, "", err
-		}
-		results, _ := w.plan(snap, items)
-		return results, "", nil
+		begin = w.opts.Folder.BeginDryRun // the same path, recorded instead of written
 	}
-	tx, err := w.opts.Folder.Begin(ctx, "memoryd "+w.opts.Who)
+	tx, err := begin(ctx, "memoryd "+w.opts.Who)
 	if err != nil {
 		return nil, "", err
 	}

@@ -230,12 +230,3 @@ func retry(ctx context.Context, within, maxWait time.Duration, try func() (done 
 	}
 	return nil
 }
-
-// Generated reports whether rel, in the memory folder dir, is a file
-// memoryd derives from the facts or writes when missing
-// (index.Store.Settle): the indexes it generated (index.GeneratedFile; a
-// person's MEMORY.notes.md is not one), .gitattributes and PROTOCOL.md.
-// Every transaction commits them with its own files.
-func Generated(dir, rel string) bool {
-	return rel == index.AttributesFile || rel == index.ProtocolFile || index.GeneratedFile(dir, rel)
-}

@@ -22,7 +22,8 @@ type Tx struct {
 	lock    *state.Lock
 	store   *index.Store
 	touched map[string]bool
-	settled bool // Commit settled the indexes from a full scan
+	settled bool  // Commit settled the indexes from a full scan
+	dry     *Plan // a dry run (BeginDryRun): what it would do, instead of doing it
 }
 
 // Close ends the transaction, releasing the lock. What was written and not
@@ -45,11 +46,34 @@ func (tx *Tx) Snapshot() index.Snapshot { return tx.store.Snapshot() }
 // hash, Memory.Hash; "" for absent): the one re-check of what a plan
 // read. It returns the file parsed anew (nil when absent).
 func (tx *Tx) Check(file, base string) (*index.Memory, error) {
-	m, err := index.ReadCurrent(tx.f.dir, file, base)
+	m, err := tx.Current(file, base)
 	if err != nil {
 		return nil, fmt.Errorf("%w; nothing was written, try again", err)
 	}
 	return m, nil
+}
+
+// Current is index.ReadCurrent of file as the transaction sees it: in a
+// dry run, what it recorded for file, else the file on disk. Unlike Check
+// its errors are index.ReadCurrent's, unwrapped.
+func (tx *Tx) Current(file, base string) (*index.Memory, error) {
+	if data, planned := tx.dry.data(file); planned {
+		return index.CurrentOf(file, data, base)
+	}
+	return index.ReadCurrent(tx.f.dir, file, base)
+}
+
+// Read reads file (index.ReadPlain) as the transaction sees it: in a dry
+// run, what it recorded for file (absent, fs.ErrNotExist, when it recorded
+// a removal), else the file on disk.
+func (tx *Tx) Read(file string) ([]byte, error) {
+	if data, planned := tx.dry.data(file); planned {
+		if data == nil {
+			return nil, fs.ErrNotExist
+		}
+		return data, nil
+	}
+	return index.ReadPlain(tx.f.dir, file)
 }
 
 // Write writes data to the memory file file, when it is still the version
@@ -58,7 +82,9 @@ func (tx *Tx) Write(file string, data []byte, base string) error {
 	if _, err := tx.Check(file, base); err != nil {
 		return err
 	}
-	if _, err := index.WriteMemory(tx.f.dir, file, data); err != nil {
+	if tx.dry != nil {
+		tx.dry.record(file, data)
+	} else if _, err := index.WriteMemory(tx.f.dir, file, data); err != nil {
 		return err
 	}
 	tx.touched[file] = true
@@ -70,7 +96,9 @@ func (tx *Tx) Remove(file, base string) error {
 	if _, err := tx.Check(file, base); err != nil {
 		return err
 	}
-	if err := index.RemoveMemory(tx.f.dir, file); err != nil {
+	if tx.dry != nil {
+		tx.dry.record(file, nil)
+	} else if err := index.RemoveMemory(tx.f.dir, file); err != nil {
 		return err
 	}
 	tx.touched[file] = true
@@ -91,6 +119,11 @@ func (tx *Tx) Touched(files ...string) {
 // check; a rollback to the bytes the pass read before it wrote). It is for
 // any file of the folder git tracks, not only memory files.
 func (tx *Tx) Restore(file string, data []byte) error {
+	if tx.dry != nil {
+		tx.dry.record(file, data)
+		tx.touched[file] = true
+		return nil
+	}
 	dir := tx.f.dir
 	var err error
 	if data == nil {
@@ -117,6 +150,9 @@ func (tx *Tx) Merged(files ...string) error {
 	for _, f := range files {
 		tx.touched[f] = true
 	}
+	if tx.dry != nil {
+		return nil
+	}
 	return tx.store.Scan()
 }
 
@@ -127,6 +163,9 @@ func (tx *Tx) Merged(files ...string) error {
 // nil commits them as hand edits (gitstore.HandEditsMessage). Without a
 // repository it commits nothing.
 func (tx *Tx) CommitPending(ctx context.Context, message func(paths []string) string) (gitstore.Committed, error) {
+	if tx.dry != nil {
+		return gitstore.Committed{}, nil // a dry run commits nothing, not even others' edits
+	}
 	return tx.f.commitPending(ctx, message)
 }
 
@@ -169,6 +208,10 @@ type Result struct {
 // commits them later.
 func (tx *Tx) Commit(ctx context.Context, msg commitmsg.Message) (Result, error) {
 	var res Result
+	if tx.dry != nil {
+		tx.dry.Message = msg.String()
+		return res, nil
+	}
 	w, err := tx.store.Settle()
 	res.Written = w
 	if err != nil {

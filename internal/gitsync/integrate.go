@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -179,20 +180,17 @@ func (s *Syncer) resolve(ctx context.Context, repo *gitstore.Repo, m gitstore.Me
 }
 
 // generated reports whether the memory-folder file rel is one memoryd
-// generates on both sides of a conflict (absent counts).
+// generates (folder.GeneratedBy) on both sides of a conflict (absent
+// counts).
 func (s *Syncer) generated(ctx context.Context, repo *gitstore.Repo, rel string, sides ...gitstore.Stage) bool {
-	if rel == index.AttributesFile || rel == index.ProtocolFile || rel == index.IndexFile {
-		return true
-	}
-	if !index.IsIndex(rel) {
-		return false
-	}
 	for _, x := range sides {
-		if x.OID == "" {
-			continue
+		blob := func() ([]byte, error) {
+			if x.OID == "" {
+				return nil, fs.ErrNotExist
+			}
+			return repo.Blob(ctx, x.OID)
 		}
-		data, err := repo.Blob(ctx, x.OID)
-		if err != nil || !index.GeneratedIndex(rel, data) {
+		if !folder.GeneratedBy(rel, blob) {
 			return false
 		}
 	}

@@ -53,12 +53,23 @@ func (e *ChangedError) Is(target error) bool { return target == ErrChanged }
 func ReadCurrent(dir, rel, hash string) (*Memory, error) {
 	data, err := ReadPlain(dir, rel)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && hash == "":
-		return nil, nil
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &ChangedError{rel, "gone"}
+		data = nil
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", rel, err)
+	case data == nil:
+		data = []byte{} // an empty file is not an absent one
+	}
+	return CurrentOf(rel, data, hash)
+}
+
+// CurrentOf is ReadCurrent of the file rel holding data (nil: absent).
+func CurrentOf(rel string, data []byte, hash string) (*Memory, error) {
+	switch {
+	case data == nil && hash == "":
+		return nil, nil
+	case data == nil:
+		return nil, &ChangedError{rel, "gone"}
 	case hash == "":
 		return nil, &ChangedError{rel, "appeared"}
 	}

@@ -142,21 +142,10 @@ func headOf(f *os.File, n int) ([]byte, error) {
 	return buf[:m], nil
 }
 
-// GeneratedFile reports whether the top-level file rel of the memory folder
-// dir is one memoryd generates and commits with its own changes: MEMORY.md,
-// or a MEMORY.<slug>.md that GeneratedIndex recognises — or that is gone
-// (memoryd removes the index of a project without facts). A person's
-// MEMORY.notes.md is not: it is committed like any hand edit, screened.
-func GeneratedFile(dir, rel string) bool {
-	if rel == IndexFile {
-		return true
-	}
-	if !IsIndex(rel) {
-		return false
-	}
-	data, err := readHead(filepath.Join(dir, filepath.FromSlash(rel)), headBytes(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return true
-	}
-	return err == nil && GeneratedIndex(rel, data)
+// ReadIndexHead reads the first bytes of the index rel of the memory folder
+// dir, as many as GeneratedIndex needs to recognise it: it does not follow
+// a symbolic link and refuses what is not a regular file. An absent file
+// gives an error matching fs.ErrNotExist.
+func ReadIndexHead(dir, rel string) ([]byte, error) {
+	return readHead(filepath.Join(dir, filepath.FromSlash(rel)), headBytes(rel))
 }
