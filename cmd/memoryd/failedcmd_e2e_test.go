@@ -108,3 +108,26 @@ func TestOpenCodeFailedCommand(t *testing.T) {
 		t.Logf("recall.log:\n%s", log)
 	}
 }
+
+// TestCodexFailedCommand: with install --codex, the real Codex whose
+// `make migrate` fails sends the model the fact that mentions the command
+// with the failure (the PostToolUse hook on Bash, the exit status read
+// from the session's rollout); the same command succeeding sends nothing
+// of memoryd's.
+func TestCodexFailedCommand(t *testing.T) {
+	codex := needtool.Path(t, "codex")
+	w := newAgentWorld(t, shellAgent("exec_command", map[string]any{"cmd": "make migrate"}))
+	failedWorld(t, w)
+	env := append(append([]string{}, w.env...), "CODEX_HOME="+w.codexHome(), "FAKE_API_KEY=test")
+	w.install(env, "--codex")
+	run := func(prompt string) {
+		w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "-s", "workspace-write", prompt)
+	}
+	mustNotCarry(t, "the request after `make migrate` succeeded", runMigrate(t, w, false, run), failedLine, "the command that just failed")
+	r := runMigrate(t, w, true, run)
+	mustCarry(t, "the request after `make migrate` failed", r, failedLine, "facts about `make migrate` — the command that just failed")
+	if t.Failed() {
+		log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "memoryd", "recall.log"))
+		t.Logf("recall.log:\n%s\nrequest:\n%s", log, r.Raw)
+	}
+}

@@ -104,6 +104,14 @@ func failedRecall(ctx context.Context, o *recallOptions, in recall.ToolCall) (ou
 	if len(phrases) == 0 {
 		return "", "", nil
 	}
+	if in.Ran != nil { // Codex: every command comes here, failed or not
+		if in.Ran.Path == "" {
+			return "", "", nil // an --ephemeral session keeps no rollout to say
+		}
+		if failed, err := in.Ran.Failed(ctx); !failed {
+			return "", "", err
+		}
+	}
 	f, err := readFolder(o.env, o.global)
 	if err != nil {
 		return "", "", err

@@ -15,7 +15,9 @@ import (
 // file no fact is about and on a cited one (toolHookMetrics), Codex's
 // PreToolUse on a shell command naming no cited file, and a failed
 // command (Claude Code's PostToolUseFailure) that no fact mentions and
-// one that a fact mentions. The issue's bounds: ≤ version + 5 ms with
+// one that a fact mentions, and Codex's PostToolUse after a command a fact
+// mentions, which succeeded and which failed (its exit status read from a
+// rollout). The issue's bounds: ≤ version + 5 ms with
 // nothing to add, ≤ + 15 ms with a hit.
 //
 //	go test -run '^$' -bench ToolHook -benchtime 1x ./cmd/memoryd/
@@ -75,8 +77,28 @@ func failedHookMetrics(b *testing.B, w *world, runs int) {
 			b.Fatalf("recall-tool after make migrate failed: %q", out)
 		}
 	})
+	rollout := filepath.Join(b.TempDir(), "rollout.jsonl")
+	ended := func(turn string, code int) string {
+		return fmt.Sprintf(`{"type":"event_msg","payload":{"type":"item_completed","turn_id":%q,"item":{"type":"CommandExecution","id":"call_1","aggregated_output":%q,"exit_code":%d}}}`,
+			turn, strings.Repeat("output line\n", 200), code)
+	}
+	if err := os.WriteFile(rollout, []byte(strings.Repeat(`{"type":"response_item","payload":{"type":"message"}}`+"\n", 500)+ended("ok", 0)+"\n"+ended("fail", 2)+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	after := func(turn string) map[string]any {
+		return map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "make migrate"},
+			"tool_response": "migrated\n", "transcript_path": rollout, "turn_id": turn, "tool_use_id": "call_1"}
+	}
+	codexOK := medianStdin(b, w, runs, []string{"recall-tool"}, payload("codex-ok", after("ok")), empty("a Codex command that succeeded"))
+	codexFailed := medianStdin(b, w, runs, []string{"recall-tool"}, payload("codex-fail", after("fail")), func(out string) {
+		if !strings.Contains(out, "restore the dump") {
+			b.Fatalf("recall-tool after Codex's make migrate failed: %q", out)
+		}
+	})
 	b.ReportMetric(version, "version-ms")
 	b.ReportMetric(shell-version, "codex-shell-nothing-over-version-ms")
+	b.ReportMetric(codexOK-version, "codex-after-ok-over-version-ms")
+	b.ReportMetric(codexFailed-version, "codex-after-failed-over-version-ms")
 	b.ReportMetric(miss-version, "failed-nothing-over-version-ms")
 	b.ReportMetric(hit-version, "failed-hit-over-version-ms")
 }

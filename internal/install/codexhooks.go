@@ -33,8 +33,10 @@ import (
 // apply_patch, running `memoryd recall-tool`: Codex reads files with shell
 // commands (cat, sed -n) and edits them with apply_patch, whose envelope
 // names each file ("*** Update File: PATH"), both in tool_input.command.
-// Codex 0.169's PostToolUse gives a command's output but not its exit
-// status, so no hook runs after a command: memoryd cannot tell a failure.
+// And PostToolUse on Bash, running the same `memoryd recall-tool`: Codex
+// 0.169's payload gives a command's output but not its exit status, which
+// the session's rollout (transcript_path) holds by the time the hook runs;
+// recall-tool reads it there only when a fact names the command.
 
 // codexHook is one hook memoryd adds to Codex.
 type codexHook struct {
@@ -47,7 +49,12 @@ var codexHooks = []codexHook{
 	{"SessionStart", "session_start", "context", "startup|clear"},
 	{"UserPromptSubmit", "user_prompt_submit", "recall", ""},
 	{"PreToolUse", "pre_tool_use", "recall-tool", codexToolMatcher},
+	{"PostToolUse", "post_tool_use", "recall-tool", codexFailureMatcher},
 }
+
+// codexFailureMatcher is the tools whose ends run recall-tool: the shell,
+// whose failed commands facts may name.
+const codexFailureMatcher = "Bash"
 
 // codexToolMatcher is the tools whose calls run recall-tool: the shell
 // (which reads files) and apply_patch (which edits them).

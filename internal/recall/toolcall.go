@@ -16,6 +16,9 @@ import (
 //   - Claude Code PostToolUseFailure (Bash): tool_input.command and error;
 //   - Codex PreToolUse (Bash, apply_patch): tool_input.command, a shell
 //     command line or an apply_patch envelope ("*** Update File: PATH");
+//   - Codex PostToolUse (Bash): tool_input.command, transcript_path,
+//     turn_id and tool_use_id — the payload has no exit status, the
+//     session's rollout has it (see ExitStatus);
 //   - memoryd's OpenCode plugin: tool_input.filePath before a read or an
 //     edit; tool_input.command and exit_code (not 0) after a bash call
 //     that failed.
@@ -30,11 +33,18 @@ type ToolCall struct {
 	// Failed is the shell command that failed ("" when the call is not a
 	// failed command), and Error what the agent said of the failure.
 	Failed, Error string
+	// Ran is where a Codex command's exit status is read, when the
+	// payload leaves it out: Failed is then the command that ran, failed
+	// or not, until Ran.Failed says.
+	Ran *RolloutCall
 }
 
 // FailureEvent is the event of a failed tool call: Claude Code's, which
 // the OpenCode plugin also sends.
 const FailureEvent = "PostToolUseFailure"
+
+// AfterEvent is the event after every tool call, failed or not: Codex's.
+const AfterEvent = "PostToolUse"
 
 // maxCallFiles bounds the files one call is asked about: a long command
 // line's words are not all looked up.
@@ -47,6 +57,9 @@ type toolCallWire struct {
 	Error     string `json:"error"`
 	ExitCode  int    `json:"exit_code"`
 	Interrupt bool   `json:"is_interrupt"`
+	Rollout   string `json:"transcript_path"`
+	TurnID    string `json:"turn_id"`
+	CallID    string `json:"tool_use_id"`
 	ToolInput struct {
 		FilePath     string          `json:"file_path"`
 		NotebookPath string          `json:"notebook_path"`
@@ -63,6 +76,10 @@ func ParseToolCall(data []byte) (ToolCall, error) {
 	}
 	c := ToolCall{SessionID: w.SessionID, Cwd: w.Cwd, Event: w.Event}
 	command := commandText(w.ToolInput.Command)
+	if w.Event == AfterEvent {
+		c.Failed, c.Ran = command, &RolloutCall{Path: w.Rollout, TurnID: w.TurnID, CallID: w.CallID}
+		return c, nil
+	}
 	if w.Event == FailureEvent || w.ExitCode != 0 {
 		if !w.Interrupt { // the user stopped it: nothing failed
 			c.Failed, c.Error = command, w.Error

@@ -28,6 +28,7 @@ func TestParseToolCall(t *testing.T) {
 		{"claude interrupt", `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make migrate"},"error":"Interrupted","is_interrupt":true}`, nil, "", ""},
 		{"opencode failure", `{"tool_input":{"command":"make migrate"},"exit_code":2}`, nil, "make migrate", ""},
 		{"opencode success", `{"tool_input":{"command":"make migrate"},"exit_code":0}`, nil, "", ""},
+		{"codex after", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make migrate"},"tool_response":"Error 2\n","transcript_path":"/r.jsonl","turn_id":"t","tool_use_id":"call_1"}`, nil, "make migrate", ""},
 	} {
 		got, err := ParseToolCall([]byte(c.payload))
 		if err != nil {
@@ -36,6 +37,10 @@ func TestParseToolCall(t *testing.T) {
 		if !slices.Equal(got.Files, c.files) || got.Failed != c.failed || got.Error != c.errMsg {
 			t.Errorf("%s: files %q failed %q error %q, want %q %q %q", c.name, got.Files, got.Failed, got.Error, c.files, c.failed, c.errMsg)
 		}
+	}
+	after, _ := ParseToolCall([]byte(`{"hook_event_name":"PostToolUse","tool_input":{"command":"make"},"transcript_path":"/r.jsonl","turn_id":"t","tool_use_id":"c"}`))
+	if after.Ran == nil || *after.Ran != (RolloutCall{Path: "/r.jsonl", TurnID: "t", CallID: "c"}) {
+		t.Errorf("Codex PostToolUse: Ran %+v, want the rollout, turn and call", after.Ran)
 	}
 	if _, err := ParseToolCall([]byte("{")); err == nil {
 		t.Error("bad JSON parsed")
