@@ -275,3 +275,22 @@ func BenchmarkRecallFusion(b *testing.B) {
 		{"rrf", set(fakeEmbedder{256}, FusionRRF)},
 	})
 }
+
+// BenchmarkRecallEverydayQuestions is the recall benchmark with 1,000
+// questions of the everyday corpus instead of 200, to tell a ranking's
+// difference from the luck of which topics 200 questions happen to ask:
+//
+//	go test -run '^$' -bench RecallEverydayQuestions -benchtime 1x ./internal/search/
+func BenchmarkRecallEverydayQuestions(b *testing.B) {
+	saved := recallCorpora
+	defer func() { recallCorpora = saved }()
+	recallCorpora = recallCorpora[1:2]
+	set := func(n int) func() func() {
+		return func() func() {
+			saved := everydayQuestionFacts
+			everydayQuestionFacts = n
+			return func() { everydayQuestionFacts = saved }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{{"200", set(200)}, {"1000", set(1000)}})
+}
