@@ -74,6 +74,7 @@ func daemonDeps(f *folder) (daemon.Deps, []io.Closer, error) {
 		x.SetFusion(f.cfg.Embed.Fusion)
 		srv := warmServer(f, x)
 		deps.Search, deps.Readers = srv, srv
+		deps.Gate = f.txn().Gate()
 		closers = append(closers, x)
 	}
 	client, more, err := jobLLM(f)

@@ -88,6 +88,9 @@ type Deps struct {
 	// Search, when set, is kept in step with the store after every
 	// rebuild (search.Index).
 	Search Searcher
+	// Gate, when set with Search, goes through each synced snapshot's new
+	// facts so that readers find the detectors' verdicts (folder.Gate).
+	Gate Warmer
 	// Published, when set, is called after every rebuild, to copy the
 	// index where agents read it (Codex's AGENTS.md) when it differs there.
 	// It runs on the loop goroutine: it must be quick.

@@ -94,7 +94,7 @@ func newLoop(d *Daemon) *loop {
 func (l *loop) run(ctx context.Context) error {
 	now := time.Now()
 	if x := l.d.deps.Search; x != nil {
-		l.search = startSearchSync(ctx, x, l.log)
+		l.search = startSearchSync(ctx, x, l.d.deps.Gate, l.log)
 		defer l.search.wait()
 	}
 	l.loadCompactState(now)

@@ -19,7 +19,9 @@ type searchSync struct {
 
 // startSearchSync runs the goroutine until ctx is done, which also stops a
 // Sync under way; the index keeps what it had, and a command finds it stale.
-func startSearchSync(ctx context.Context, x Searcher, log *slog.Logger) *searchSync {
+// After each Sync, gate (when not nil) goes through the snapshot's new
+// facts, then the facts without a vector are embedded.
+func startSearchSync(ctx context.Context, x Searcher, gate Warmer, log *slog.Logger) *searchSync {
 	s := &searchSync{next: make(chan index.Snapshot, 1), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -30,13 +32,27 @@ func startSearchSync(ctx context.Context, x Searcher, log *slog.Logger) *searchS
 			case snap := <-s.next:
 				if err := x.Sync(ctx, snap); err != nil && ctx.Err() == nil {
 					log.Warn("update the search index (memoryd search rebuilds it from the files)", "err", err)
-				} else if f, ok := x.(vectorFiller); ok {
+					continue
+				}
+				if gate != nil {
+					if err := gate.Warm(ctx, snap); err != nil && ctx.Err() == nil {
+						log.Debug("save the detectors' verdicts (readers run the detectors meanwhile)", "err", err)
+					}
+				}
+				if f, ok := x.(vectorFiller); ok {
 					fillVectors(ctx, f, s.next, log)
 				}
 			}
 		}
 	}()
 	return s
+}
+
+// Warmer is the gate on the way out (folder.Gate): Warm runs its detectors
+// over the facts it has not seen and saves their clean verdicts, so that
+// the readers that give facts to agents find them and run none.
+type Warmer interface {
+	Warm(ctx context.Context, snap index.Snapshot) error
 }
 
 // vectorFiller is a Searcher that also embeds facts for search's second

@@ -47,7 +47,7 @@ func TestSearchSyncFillsVectors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		x := &fillingSearch{batches: 3}
-		s := startSearchSync(ctx, x, slog.New(slog.DiscardHandler))
+		s := startSearchSync(ctx, x, nil, slog.New(slog.DiscardHandler))
 		s.offer(index.Snapshot{})
 		time.Sleep(time.Second)
 		synctest.Wait()

@@ -1,6 +1,7 @@
 package folder
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -84,12 +85,45 @@ type Gate struct {
 	mu        sync.Mutex
 	planted   map[string]string // fact hash → PlantedInstruction of its text
 	verdicts  *verdicts.Set     // texts found clean by any process; nil: none
+	warmed    map[string]bool   // fact hashes Warm went through
 }
 
 // NewGate returns the gate of the memory folder whose state folder is
 // stateDir ("" : no confirmations, every planted instruction is held).
 func NewGate(stateDir string) *Gate {
-	return &Gate{confirmed: &confirmations{dir: stateDir}, planted: map[string]string{}}
+	return &Gate{confirmed: &confirmations{dir: stateDir}, planted: map[string]string{}, warmed: map[string]bool{}}
+}
+
+// Warm runs the gate's detectors over the facts of snap it has not gone
+// through yet and saves their clean verdicts, so that a reader (`memoryd
+// recall`, `search`, an MCP server) finds every current fact's verdict
+// and never runs a detector, nor parses the secret rule set, for a fact
+// it gives. The daemon calls it after each index sync, off its loop;
+// after a pass over every fact, the screen's verdicts of texts gone from
+// the folder are dropped.
+func (g *Gate) Warm(ctx context.Context, snap index.Snapshot) error {
+	if g.verdicts == nil {
+		return nil
+	}
+	for _, m := range snap.Memories {
+		if ctx.Err() != nil {
+			return g.verdicts.Save()
+		}
+		g.mu.Lock()
+		done := g.warmed[m.Hash]
+		g.mu.Unlock()
+		if done && m.Hash != "" {
+			continue
+		}
+		g.Decide(RoadRecall, m, "")
+		g.mu.Lock()
+		if len(g.warmed) > 1<<16 {
+			clear(g.warmed)
+		}
+		g.warmed[m.Hash] = true
+		g.mu.Unlock()
+	}
+	return g.verdicts.Save(verdicts.Screen)
 }
 
 // Decide is the gate: what of m may leave on road. stale is the note of a
