@@ -34,7 +34,7 @@ func TryLock(dir, name, owner string) (*Lock, error) {
 	if !ok {
 		return nil, lockedBy(dir, name)
 	}
-	writeOwner(dir, name, owner)
+	noteOwner(dir, name, owner)
 	return &Lock{fl: fl}, nil
 }
 
@@ -66,6 +66,24 @@ func lockedBy(dir, name string) error {
 func writeOwner(dir, name, owner string) error {
 	_, err := atomicfile.Write(dir, name+".owner", []byte(owner+"\n"), 0o600)
 	return err
+}
+
+// noteOwner is writeOwner for a short lock (TryLock): the holder's
+// description written over the last holder's, in place — no new file, no
+// sync, since a hook takes such a lock on every prompt and a new file
+// costs a millisecond on some disks. Only the lock's holder writes it; a
+// process refused meanwhile may read a torn line, which only it shows.
+func noteOwner(dir, name, owner string) error {
+	f, err := os.OpenFile(filepath.Join(dir, name+".owner"), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	data := []byte(owner + "\n")
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	return errors.Join(err, f.Close())
 }
 
 // readOwner is what the holder of dir/name wrote about itself, "" if

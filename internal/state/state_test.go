@@ -92,3 +92,21 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatal("lock file removed")
 	}
 }
+
+// TestTryLockNamesItsHolder: a refused TryLock quotes what the holder
+// wrote about itself, the latest holder's whole line only, though an
+// earlier holder's was longer (the owner file is written in place).
+func TestTryLockNamesItsHolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, owner := range []string{"pid 123456, memoryd recall-tool (a long description)", "pid 7, memoryd add"} {
+		l, err := TryLock(dir, "x.lock", owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = TryLock(dir, "x.lock", "pid 8, other")
+		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "("+owner+";") {
+			t.Errorf("refused while %q holds it: %v", owner, err)
+		}
+		l.Unlock()
+	}
+}
