@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/memoryd/memoryd/internal/recall"
 
 	"github.com/memoryd/memoryd/internal/facts"
 	outgate "github.com/memoryd/memoryd/internal/folder" // "folder" is this package's type of an open folder
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/search"
-	"github.com/memoryd/memoryd/internal/state"
 )
 
 // The commands' side of the gate on the way out (package folder, gate.go):
@@ -24,14 +23,16 @@ func (f *folder) indexHold() func(*index.Memory) bool {
 }
 
 // contextHold is indexHold for a command that has only the configured
-// memory folder (context): without its state folder, no confirmation
-// counts and every planted instruction is held.
+// memory folder (context), opened without its repository: the gate reads
+// the state folder's confirmations and the detectors' verdicts (the
+// daemon's gate keeps one for every fact). A folder that cannot be opened
+// gets a gate without a state folder: every planted instruction held.
 func contextHold(e env, dir string) func(*index.Memory) bool {
-	sd := ""
-	if real, err := state.RealPath(dir); err == nil {
-		sd, _ = state.Dir(stateHome(e), real)
+	f, err := outgate.Open(outgate.Options{Dir: dir, StateHome: stateHome(e), WithoutRepo: true})
+	if err != nil {
+		return outgate.NewGate("").Holds(outgate.RoadIndex)
 	}
-	return outgate.NewGate(sd).Holds(outgate.RoadIndex)
+	return f.Gate().Holds(outgate.RoadIndex)
 }
 
 // compactionHold and extractionHold are what the folder's compaction and
