@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A process that stops between creating its temporary file and renaming it,
@@ -23,7 +25,10 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString(filepath.Base(f.Name()) + "\n")
-		select {} // until killed
+		// Until killed. Not select {}: without -race the runtime sees every
+		// goroutine blocked for ever and exits, dropping the lock.
+		time.Sleep(time.Hour)
+		runtime.KeepAlive(f)
 	}
 	os.Exit(m.Run())
 }
