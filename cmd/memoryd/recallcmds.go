@@ -218,6 +218,8 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	uses := f.uses()
 	list := facts.Pick(f.dir, snap, uses, facts.Filter{Project: o.scope(), All: o.all, Type: o.typ, Unused: unused, Now: time.Now()})
+	list = f.gate().Listed(list)
+	f.txn().KeepVerdicts()
 	chk := cite.NewChecker(workDir())
 	if o.json {
 		return writeJSON(e.stdout, facts.UsedViews(list, uses, chk))
@@ -226,6 +228,9 @@ func runList(ctx context.Context, o *listOptions) error {
 		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
 		if st := stalenessOf(chk.Check(m)); st.Stale {
 			fmt.Fprintf(e.stdout, "    (%s)\n", st.Marker)
+		}
+		if why := f.gate().PlantedHeld(m); why != "" {
+			fmt.Fprintf(e.stdout, "    (held from agents: %s; memoryd check --confirm %s lets it out)\n", why, m.Name)
 		}
 	}
 	if unused > 0 && len(list) == 0 {

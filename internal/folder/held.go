@@ -5,6 +5,8 @@ import (
 
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/search"
+	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/verdicts"
 )
 
 // HeldFact is a fact the gate holds from agents until a person confirms it.
@@ -84,4 +86,38 @@ func (g *Gate) Shown(m *index.Memory, data []byte) (note string, text []byte) {
 		return d.Mark, data
 	}
 	return "", data
+}
+
+// Listed is list as `memoryd list` may print it: a fact whose title or
+// description holds a secret is a copy with the secret redacted, as its
+// index line shows it (the detector is skipped where the verdicts hold
+// those exact words as clean). An agent that runs `memoryd list` in a
+// shell reads what a person would.
+func (g *Gate) Listed(list []*index.Memory) []*index.Memory {
+	out := make([]*index.Memory, len(list))
+	for i, m := range list {
+		out[i] = m
+		if title, description, clean := g.lineWords(m); !clean {
+			c := *m
+			c.Title, c.Description = title, description
+			out[i] = &c
+		}
+	}
+	return out
+}
+
+// lineWords is m's title and description with their secrets redacted,
+// and whether there was none.
+func (g *Gate) lineWords(m *index.Memory) (title, description string, clean bool) {
+	key := verdicts.KeyOf(verdicts.IndexLine, m.Title, m.Description)
+	if g.verdicts.Clean(key) {
+		return m.Title, m.Description, true
+	}
+	title, n := secrets.Redact(m.Title)
+	description, n2 := secrets.Redact(m.Description)
+	if n+n2 == 0 {
+		g.verdicts.Add(key)
+		return m.Title, m.Description, true
+	}
+	return title, description, false
 }
