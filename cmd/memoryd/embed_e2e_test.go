@@ -9,7 +9,7 @@ import (
 
 // TestSearchEmbeddings: with an embeddings endpoint, the daemon embeds the
 // facts and search finds one that shares no word with the question, its
-// fused ranks under --explain; with the endpoint gone, search answers by
+// fused scores under --explain (ranks with embed.fusion rrf); with the endpoint gone, search answers by
 // words, exit 0; without one configured it says nothing of embeddings.
 func TestSearchEmbeddings(t *testing.T) {
 	srv := embedtest.New(t)
@@ -29,9 +29,13 @@ func TestSearchEmbeddings(t *testing.T) {
 		out, code = w.runCmd(embedEnv, "search", "--explain", "when do we ship to production")
 		return strings.Contains(out, "thursday-cadence")
 	})
+	rrf, _ := w.runCmd(append(embedEnv, "MEMORY_EMBED_FUSION=rrf"), "search", "--explain", "when do we ship to production")
 	d.stop(t)
-	if code != 0 || !strings.Contains(out, "project-thursday-cadence.md") || !strings.Contains(out, "fused ranks: words -, embeddings #1 (cosine 1.000)") {
+	if code != 0 || !strings.Contains(out, "project-thursday-cadence.md") || !strings.Contains(out, "fused z-scores of the words' score and the cosine: words -, embeddings #1 (cosine 1.000)") {
 		t.Fatalf("search with embeddings:\n%s", out)
+	}
+	if !strings.Contains(rrf, "fused ranks: words -, embeddings #1") {
+		t.Errorf("search with embed.fusion rrf does not say it fused ranks:\n%s", rrf)
 	}
 	srv.Close()
 	out, code = w.runCmd(embedEnv, "search", "--explain", "when do we ship to production")

@@ -169,8 +169,12 @@ func hitFiles(hits []search.Hit) []string {
 func printExplain(w io.Writer, h search.Hit) {
 	x := h.Explain
 	if fu := x.Fusion; fu != nil {
-		fmt.Fprintf(w, "    score %.3f = fused ranks: words %s, embeddings %s (cosine %.3f); text %.3f × scope %.2f",
-			h.Score, rankText(fu.Lexical), rankText(fu.Vector), fu.Cosine, x.Text, x.Boost)
+		how := "fused z-scores of the words' score and the cosine" // can be below 0: the average candidate scores 0
+		if fu.Mode == search.FusionRRF {
+			how = "fused ranks"
+		}
+		fmt.Fprintf(w, "    score %.3f = %s: words %s, embeddings %s (cosine %.3f); text %.3f × scope %.2f",
+			h.Score, how, rankText(fu.Lexical), rankText(fu.Vector), fu.Cosine, x.Text, x.Boost)
 	} else {
 		fmt.Fprintf(w, "    score %.3f = text %.3f × scope %.2f", h.Score, x.Text, x.Boost)
 	}

@@ -24,6 +24,7 @@ func warmServer(f *folder, x *search.Index) *warm.Server {
 // daemon at all (no socket, nobody listening) is the usual case and says
 // nothing, so that a hook prints nothing on its standard error.
 func askWarm(ctx context.Context, f *folder, q search.Query) (hits []search.Hit, ok bool, err error) {
+	q.Fusion = f.cfg.Embed.Fusion // this process's setting, not the daemon's
 	hits, err = warm.Ask(ctx, f.stateDir, f.dir, build().Build(), q)
 	if errors.Is(err, warm.ErrUnavailable) {
 		if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {

@@ -49,6 +49,7 @@ const (
 // their weighted z-scores, or with FusionRRF rrfK × (1/(rrfK+Lexical) +
 // 1/(rrfK+Vector)), a missing rank adding nothing (fuse.go).
 type Fusion struct {
+	Mode    string  `json:"mode"`    // FusionZScore or FusionRRF
 	Lexical int     `json:"lexical"` // rank by the words (1 is first); 0 when not among the first 50
 	Vector  int     `json:"vector"`  // rank by the embeddings' cosine; 0 when not among the first 50
 	Cosine  float64 `json:"cosine"`  // between the query's vector and the fact's closest (its whole text or a passage)

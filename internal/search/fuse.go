@@ -72,7 +72,7 @@ func (fu fusing) fuse(lex []candidate, vec []ranked, limit int) []candidate {
 	})
 	out := make([]candidate, len(entries))
 	for i, e := range entries {
-		e.c.fusion = &Fusion{Lexical: e.lex, Vector: e.vec, Cosine: round3(e.cosine)}
+		e.c.fusion = &Fusion{Mode: cmp.Or(fu.mode, FusionZScore), Lexical: e.lex, Vector: e.vec, Cosine: round3(e.cosine)}
 		out[i] = e.c
 	}
 	return out[:min(limit, len(out))]

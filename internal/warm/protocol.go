@@ -59,6 +59,7 @@ type Query struct {
 	AllVersions bool     `json:"allVersions,omitempty"`
 	Limit       int      `json:"limit,omitempty"`
 	Explain     bool     `json:"explain,omitempty"`
+	Fusion      string   `json:"fusion,omitempty"` // the reader's embed.fusion; "" the daemon's
 }
 
 // Response is the answer to one Request, as a line of JSON.
@@ -83,10 +84,10 @@ const (
 
 func toWire(q search.Query) Query {
 	return Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type,
-		AllVersions: q.AllVersions, Limit: q.Limit, Explain: q.Explain}
+		AllVersions: q.AllVersions, Limit: q.Limit, Explain: q.Explain, Fusion: q.Fusion}
 }
 
 func (q Query) search() search.Query {
 	return search.Query{Words: q.Words, Phrasings: q.Phrasings, Project: q.Project, All: q.All, Type: q.Type,
-		AllVersions: q.AllVersions, Limit: q.Limit, Explain: q.Explain}
+		AllVersions: q.AllVersions, Limit: q.Limit, Explain: q.Explain, Fusion: q.Fusion}
 }
