@@ -70,6 +70,13 @@ func (x *Index) unembedded(ctx context.Context, model string) (facts []pending, 
 	if _, err := x.db.ExecContext(ctx, `DELETE FROM vector WHERE model != ?1 OR hash NOT IN (SELECT hash FROM fact)`, model); err != nil {
 		return nil, false, err
 	}
+	// A long fact embedded before passages were has its whole text's
+	// vector alone, where factTexts now gives at least one passage too:
+	// embedded again.
+	if _, err := x.db.ExecContext(ctx, `DELETE FROM vector WHERE length(data) = 4*dim
+		AND hash IN (SELECT hash FROM fact WHERE length(CAST(body AS BLOB)) > ?1)`, passageBodyBytes); err != nil {
+		return nil, false, err
+	}
 	rows, err := x.db.QueryContext(ctx, `SELECT hash, name, title, description, body FROM fact f
 		WHERE hash != '' AND NOT EXISTS (SELECT 1 FROM vector v WHERE v.hash = f.hash AND v.model = ?1)
 		GROUP BY hash ORDER BY min(id) LIMIT ?2`, model, fillBatch+1)

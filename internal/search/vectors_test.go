@@ -211,6 +211,28 @@ func TestLongFactBestPassage(t *testing.T) {
 	if k := len(x.vecs.byHash[hashOf(t, x, long.file())].scale); k < 2 || k > 1+maxPassages {
 		t.Errorf("the long fact has %d vectors, want 2..%d", k, 1+maxPassages)
 	}
+	// A row from before passages (the whole text's vector alone) is
+	// embedded again, passages and all; a short fact's row is kept.
+	var data []byte
+	var dim int
+	h := hashOf(t, x, long.file())
+	x.db.QueryRow(`SELECT data, dim FROM vector WHERE hash = ?`, h).Scan(&data, &dim)
+	if _, err := x.db.Exec(`UPDATE vector SET data = ? WHERE hash = ?`, data[:4*dim], h); err != nil {
+		t.Fatal(err)
+	}
+	n := len(srv.Inputs())
+	fill(t, x)
+	var again int
+	for _, in := range srv.Inputs()[n:] {
+		if strings.Contains(in, "quarterly") {
+			again++
+		}
+	}
+	x.db.QueryRow(`SELECT data, dim FROM vector WHERE hash = ?`, h).Scan(&data, &dim)
+	if again < 2 || len(srv.Inputs())-n != again || len(data) < 2*4*dim {
+		t.Errorf("an old single-vector row of a long fact: %d texts embedded again (%d of it), %d vectors stored; want its whole text and passages alone",
+			len(srv.Inputs())-n, again, len(data)/(4*dim))
+	}
 }
 
 func hashOf(t *testing.T, x *Index, file string) string {
