@@ -154,6 +154,3 @@ func (e env) logWriter() io.Writer {
 	}
 	return e.stderr
 }
-
-// short is a commit hash as memoryd prints it: its first 12 characters.
-func short(hash string) string { return hash[:min(12, len(hash))] }

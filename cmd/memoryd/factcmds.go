@@ -14,6 +14,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -81,7 +82,7 @@ func printDone(w io.Writer, f *folder, d facts.Done) {
 	fmt.Fprintf(w, "%s %s", d.Action, filepath.Join(f.dir, d.File))
 	switch {
 	case d.Commit != "":
-		fmt.Fprintf(w, " (commit %s)", short(d.Commit))
+		fmt.Fprintf(w, " (commit %s)", gitstore.Short(d.Commit))
 	case f.repo == nil:
 		fmt.Fprint(w, " (not committed: "+f.gitProblem()+")")
 	}

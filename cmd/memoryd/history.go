@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/undo"
 )
 
@@ -58,7 +59,7 @@ func runHistory(ctx context.Context, o *historyOptions) error {
 		return nil
 	}
 	for _, c := range undo.Classify(f.dir, commits) {
-		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", c.Mark(), c.Hash[:min(12, len(c.Hash))], c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
+		fmt.Fprintf(e.stdout, "%s %s %s  %-10s  %s\n", c.Mark(), gitstore.Short(c.Hash), c.When.Local().Format("2006-01-02 15:04"), c.Kind, c.Subject)
 	}
 	fmt.Fprintln(e.stdout, "(u: 'memoryd undo HASH' takes it back, and 'memoryd undo' the newest that is not an undo; -: undone already; C: checkpoint; *: compaction)")
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/install"
 )
 
@@ -75,7 +76,7 @@ func printImportSummary(w io.Writer, f *folder, n, seen int, commit, dir, home s
 	case n == 0:
 		fmt.Fprintln(w, "nothing new to import")
 	case commit != "":
-		fmt.Fprintf(w, "imported %d %s (commit %s)\n", n, plural(n, "fact", "facts"), short(commit))
+		fmt.Fprintf(w, "imported %d %s (commit %s)\n", n, plural(n, "fact", "facts"), gitstore.Short(commit))
 	case f.repo == nil:
 		fmt.Fprintf(w, "imported %d %s (not committed: %s)\n", n, plural(n, "fact", "facts"), f.gitProblem())
 	default:

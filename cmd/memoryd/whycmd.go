@@ -12,6 +12,7 @@ import (
 	"github.com/memoryd/memoryd/internal/cite"
 	"github.com/memoryd/memoryd/internal/extractor"
 	"github.com/memoryd/memoryd/internal/facts"
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 )
 
@@ -99,7 +100,7 @@ func printCommits(ctx context.Context, w io.Writer, f *folder, file string) erro
 	}
 	fmt.Fprintln(w, "commits:")
 	for _, c := range log {
-		fmt.Fprintf(w, "  %s %s  %s\n", short(c.Hash), c.When.Local().Format("2006-01-02 15:04"), c.Subject)
+		fmt.Fprintf(w, "  %s %s  %s\n", gitstore.Short(c.Hash), c.When.Local().Format("2006-01-02 15:04"), c.Subject)
 	}
 	if len(log) == 0 {
 		fmt.Fprintln(w, "  none yet")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/plain"
 )
 
@@ -44,8 +45,6 @@ func PrintResult(w io.Writer, res *Result, err error) {
 		fmt.Fprintf(w, "dry run, nothing changed: would have %s\n", res.Summary())
 	default:
 		fmt.Fprintf(w, "compaction: %s\ncheckpoint %s, compaction commit %s (undo with 'memoryd undo')\n",
-			res.Summary(), short(res.Checkpoint), short(res.Commit))
+			res.Summary(), gitstore.Short(res.Checkpoint), gitstore.Short(res.Commit))
 	}
 }
-
-func short(hash string) string { return hash[:min(12, len(hash))] }

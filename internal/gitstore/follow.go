@@ -84,7 +84,7 @@ func (r *Repo) pathLog(ctx context.Context, rev, rel string, n int) (list []Comm
 func (r *Repo) renamedFrom(ctx context.Context, commit, rel string) (string, error) {
 	out, err := r.run(ctx, nil, "diff-tree", "-r", "-M", "--name-status", "-z", "--root", "--no-commit-id", commit)
 	if err != nil {
-		return "", fmt.Errorf("renames in %s: %w", shortHash(commit), err)
+		return "", fmt.Errorf("renames in %s: %w", Short(commit), err)
 	}
 	// "STATUS\0path\0", or for a rename "Rscore\0old\0new\0".
 	f := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")

@@ -35,7 +35,7 @@ func (r *Repo) FilesAt(hash string, paths []string, limit int64) (in, before map
 	defer done()
 	c, err := repo.CommitObject(plumbing.NewHash(hash))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read commit %s: %w", shortHash(hash), err)
+		return nil, nil, fmt.Errorf("read commit %s: %w", Short(hash), err)
 	}
 	if in, err = r.readAt(repo, c, paths, limit); err != nil {
 		return nil, nil, err
@@ -45,7 +45,7 @@ func (r *Repo) FilesAt(hash string, paths []string, limit int64) (in, before map
 	}
 	p, err := c.Parent(0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the parent of %s (a shallow clone?): %w", shortHash(hash), err)
+		return nil, nil, fmt.Errorf("read the parent of %s (a shallow clone?): %w", Short(hash), err)
 	}
 	before, err = r.readAt(repo, p, paths, limit)
 	return in, before, err
@@ -54,7 +54,7 @@ func (r *Repo) FilesAt(hash string, paths []string, limit int64) (in, before map
 // readAt reads paths of the memory folder in commit c.
 func (r *Repo) readAt(repo *git.Repository, c *object.Commit, paths []string, limit int64) (map[string]Version, error) {
 	tree, err := c.Tree()
-	at := shortHash(c.Hash.String())
+	at := Short(c.Hash.String())
 	if err != nil {
 		return nil, fmt.Errorf("read the tree of %s: %w", at, err)
 	}
@@ -96,4 +96,5 @@ func readBlob(repo *git.Repository, hash plumbing.Hash, limit int64) ([]byte, er
 	return io.ReadAll(rc)
 }
 
-func shortHash(hash string) string { return hash[:min(12, len(hash))] }
+// Short is a commit hash as people quote it: its first 12 characters.
+func Short(hash string) string { return hash[:min(12, len(hash))] }

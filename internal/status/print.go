@@ -8,6 +8,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/cost"
 	"github.com/memoryd/memoryd/internal/daemon"
+	"github.com/memoryd/memoryd/internal/gitstore"
 )
 
 // Print writes r as `memoryd status` shows it, its times relative to now.
@@ -25,7 +26,7 @@ func Print(w io.Writer, r Report, now time.Time) {
 	}
 	commit := "none yet"
 	if c := r.LastCommit; c != nil {
-		commit = fmt.Sprintf("%s %s: %s", c.Hash[:min(12, len(c.Hash))], RelTime(c.At, now), c.Subject)
+		commit = fmt.Sprintf("%s %s: %s", gitstore.Short(c.Hash), RelTime(c.At, now), c.Subject)
 	}
 	fmt.Fprintf(w, "last commit    %s\n", commit)
 	printCompaction(w, r.Compaction, now)

@@ -196,11 +196,11 @@ func named(es []Entry, want string) (int, error) {
 	switch {
 	case e.Kind == KindOther:
 		return -1, fmt.Errorf("commit %s (%q) was not made by memoryd: it is neither a compaction nor a checkpoint, an extraction, an add, edit or forget, nor a commit of the daemon's; take it back with git (git revert %s)",
-			short(e.Hash), e.Subject, short(e.Hash))
+			gitstore.Short(e.Hash), e.Subject, gitstore.Short(e.Hash))
 	case e.UndoneBy != "":
-		return -1, fmt.Errorf("%w: %s (%s) was undone already by %s", ErrNothingToUndo, short(e.Hash), e.Subject, short(e.UndoneBy))
+		return -1, fmt.Errorf("%w: %s (%s) was undone already by %s", ErrNothingToUndo, gitstore.Short(e.Hash), e.Subject, gitstore.Short(e.UndoneBy))
 	case !restores(e.Kind) && !e.Undoable: // only files memoryd rebuilds (see Classify)
-		return -1, fmt.Errorf("%w: %s (%s) changed only files memoryd rebuilds (%s)", ErrNothingToUndo, short(e.Hash), e.Subject, strings.Join(e.Files, ", "))
+		return -1, fmt.Errorf("%w: %s (%s) changed only files memoryd rebuilds (%s)", ErrNothingToUndo, gitstore.Short(e.Hash), e.Subject, strings.Join(e.Files, ", "))
 	}
 	return i, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/memoryd/memoryd/internal/gitstore"
 )
 
 // HistoryEntry is one commit in `memoryd history --json`.
@@ -54,12 +56,12 @@ func (c Entry) Mark() string {
 // Print says what an undo did.
 func (res Result) Print(w io.Writer) {
 	if res.Restored {
-		fmt.Fprintf(w, "restored the memory folder to %s in commit %s\n", res.What, short(res.Commit))
+		fmt.Fprintf(w, "restored the memory folder to %s in commit %s\n", res.What, gitstore.Short(res.Commit))
 		if res.Later > 0 {
 			fmt.Fprintf(w, "note: %d later commit(s) to the memory folder were undone too; they stay in history ('memoryd history')\n", res.Later)
 		}
 	} else {
-		fmt.Fprintf(w, "undid %s in commit %s\n", res.What, short(res.Commit))
+		fmt.Fprintf(w, "undid %s in commit %s\n", res.What, gitstore.Short(res.Commit))
 		for _, c := range res.Changes {
 			fmt.Fprintf(w, "  %s %s\n", c.How, c.File)
 		}

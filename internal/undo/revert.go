@@ -35,11 +35,11 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "not undoing %s (%s): later changes touched the same files:", short(e.Commit.Hash), e.Commit.Subject)
+	fmt.Fprintf(&b, "not undoing %s (%s): later changes touched the same files:", gitstore.Short(e.Commit.Hash), e.Commit.Subject)
 	for _, c := range e.Files {
 		fmt.Fprintf(&b, "\n  %s: %s", c.File, c.What())
 	}
-	fmt.Fprintf(&b, "\nrun 'memoryd undo --force %s' to put them back as they were before it anyway (the later changes stay in history)", short(e.Commit.Hash))
+	fmt.Fprintf(&b, "\nrun 'memoryd undo --force %s' to put them back as they were before it anyway (the later changes stay in history)", gitstore.Short(e.Commit.Hash))
 	return b.String()
 }
 
@@ -50,7 +50,7 @@ func (c Conflict) What() string {
 	}
 	var by []string
 	for _, l := range c.Later {
-		by = append(by, short(l.Hash)+" "+l.Subject)
+		by = append(by, gitstore.Short(l.Hash)+" "+l.Subject)
 	}
 	return "changed since by " + strings.Join(by, "; ")
 }
@@ -146,7 +146,7 @@ func revert(tx *folder.Tx, dir string, files []string, before map[string]gitstor
 // (<what it was>)", the full hash, and a line per file.
 func revertMessage(c gitstore.Commit, changes []change) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "memory: undo %s (%s)\n\nUndoes %s.\n", short(c.Hash), strings.TrimPrefix(c.Subject, "memory: "), c.Hash)
+	fmt.Fprintf(&b, "memory: undo %s (%s)\n\nUndoes %s.\n", gitstore.Short(c.Hash), strings.TrimPrefix(c.Subject, "memory: "), c.Hash)
 	for _, ch := range changes {
 		fmt.Fprintf(&b, "%s %s\n", ch.How, ch.File)
 	}

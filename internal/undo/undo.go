@@ -155,7 +155,7 @@ func (u *undoer) commitPending(ctx context.Context) (bool, error) {
 // revert puts the commit's own files back as they were in its parent.
 func (u *undoer) revert(ctx context.Context) (Result, error) {
 	e := u.entry()
-	res := Result{Undone: e.Commit, Kind: e.Kind, What: short(e.Hash) + " (" + e.Subject + ")"}
+	res := Result{Undone: e.Commit, Kind: e.Kind, What: gitstore.Short(e.Hash) + " (" + e.Subject + ")"}
 	files := own(u.opts.Folder.Dir(), e.Files)
 	after, before, err := u.files(e.Hash, files)
 	if err != nil {
@@ -188,12 +188,12 @@ func (u *undoer) revert(ctx context.Context) (Result, error) {
 func (u *undoer) restore(ctx context.Context) (Result, error) {
 	e := u.entry()
 	res := Result{Undone: e.Commit, Kind: e.Kind, Restored: true, Later: u.i}
-	rev, msg := e.Hash, commitmsg.UndoPrefix+"to checkpoint "+short(e.Hash)
-	res.What = "checkpoint " + short(e.Hash)
+	rev, msg := e.Hash, commitmsg.UndoPrefix+"to checkpoint "+gitstore.Short(e.Hash)
+	res.What = "checkpoint " + gitstore.Short(e.Hash)
 	if e.Kind == KindCompaction {
 		rev = e.Hash + "^"
-		msg = commitmsg.UndoPrefix + "compaction " + short(e.Hash) + strings.TrimPrefix(e.Subject, commitmsg.CompactionPrefix)
-		res.What = "the checkpoint before compaction " + short(e.Hash)
+		msg = commitmsg.UndoPrefix + "compaction " + gitstore.Short(e.Hash) + strings.TrimPrefix(e.Subject, commitmsg.CompactionPrefix)
+		res.What = "the checkpoint before compaction " + gitstore.Short(e.Hash)
 		files := own(u.opts.Folder.Dir(), e.Files)
 		after, _, err := u.files(e.Hash, files)
 		if err != nil {
@@ -217,12 +217,10 @@ func (u *undoer) restore(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	c, err := u.tx.Commit(ctx, commitmsg.Message{Subject: "memory: rebuild the indexes after undo " + short(res.Commit), Kind: commitmsg.KindUndo, Writer: commitmsg.Person})
+	c, err := u.tx.Commit(ctx, commitmsg.Message{Subject: "memory: rebuild the indexes after undo " + gitstore.Short(res.Commit), Kind: commitmsg.KindUndo, Writer: commitmsg.Person})
 	res.Held = c.Held
 	if err != nil {
 		return res, fmt.Errorf("commit the rebuilt index: %w", err)
 	}
 	return res, nil
 }
-
-func short(hash string) string { return hash[:min(12, len(hash))] }
