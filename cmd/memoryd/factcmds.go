@@ -105,7 +105,7 @@ func runShow(ctx context.Context, o *factOptions) error {
 		return writeJSON(e.stdout, showJSON{facts.UsedViewOf(m, uses, chk), string(data), note})
 	}
 	fmt.Fprintf(e.stdout, "# %s — %s\n%s", m.File, uses[m.File].Text(), facts.SupersededLine(m))
-	if st := stalenessOf(chk.Check(m)); st.Stale {
+	if st := facts.StalenessOf(chk.Check(m)); st.Stale {
 		fmt.Fprintf(e.stdout, "# %s (memoryd check --confirm %s once it is checked)\n", st.Marker, m.Name)
 	}
 	if note != "" {

@@ -58,6 +58,3 @@ func runMCP(ctx context.Context, a *app) error {
 	}
 	return err
 }
-
-// hitTitle is the title the index shows for a hit (mcpserver.HitTitle).
-var hitTitle = mcpserver.HitTitle

@@ -160,7 +160,7 @@ func recallAnswer(ctx context.Context, o *recallOptions, cfg config.Config) (out
 	if err != nil {
 		return "", "", err
 	}
-	out, err = recallOutput(o.format, in.Event, text)
+	out, err = recall.Output(o.format, in.Event, text)
 	return out, "added " + strings.Join(files, ", "), err
 }
 
@@ -192,9 +192,3 @@ func sessionHas(f *folder, cfg config.Config, slug, session string, projectOnly 
 	}
 	return func(file string) bool { return loaded[file] || given.Given(session, file) }, nil
 }
-
-// recallOutput is text in the format the hook's caller reads (recall.Output).
-var recallOutput = recall.Output
-
-// indexLink matches an index line's link to a fact file.
-var indexLink = recall.IndexLink

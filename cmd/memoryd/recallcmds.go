@@ -121,7 +121,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	chk := cite.NewChecker(workDir())
 	out := make([]hitJSON, len(hits))
 	for i, h := range hits {
-		out[i] = hitJSON{Hit: h, staleness: stalenessOf(chk.File(f.dir, h.File))}
+		out[i] = hitJSON{Hit: h, Staleness: facts.StalenessOf(chk.File(f.dir, h.File))}
 	}
 	out = append(out, teamSearch(ctx, f, q)...)
 	if o.json {
@@ -230,7 +230,7 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	for _, m := range list {
 		printFact(e.stdout, m.File, m.Title, m.Name, m.Description, m.Project)
-		if st := stalenessOf(chk.Check(m)); st.Stale {
+		if st := facts.StalenessOf(chk.Check(m)); st.Stale {
 			fmt.Fprintf(e.stdout, "    (%s)\n", st.Marker)
 		}
 		if why := f.gate().PlantedHeld(m); why != "" {
@@ -249,15 +249,10 @@ func workDir() string {
 	return wd
 }
 
-// staleness is what the JSON of a fact says of its cited files (facts.Staleness).
-type staleness = facts.Staleness
-
-var stalenessOf = facts.StalenessOf
-
 // hitJSON is one hit of `memoryd search --json`.
 type hitJSON struct {
 	search.Hit
-	staleness
+	facts.Staleness
 	Team string `json:"team,omitempty"` // a team fact: who added it (team.Byline)
 }
 

@@ -170,6 +170,6 @@ func toolRecallGive(ctx context.Context, f *folder, in recall.ToolCall, preface 
 	if err != nil {
 		return "", "", err
 	}
-	out, err = recallOutput("auto", in.Event, recall.WithPreface(preface, text))
+	out, err = recall.Output("auto", in.Event, recall.WithPreface(preface, text))
 	return out, "added " + strings.Join(names, ", ") + " " + why, err
 }

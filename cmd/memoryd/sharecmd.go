@@ -99,7 +99,7 @@ func mcpTeam(f *folder, cwd string) mcpserver.Team {
 		out := make([]mcpserver.Hit, len(hits))
 		for i, h := range hits {
 			a, ok := authors[h.File]
-			out[i] = mcpserver.Hit{File: h.File, Title: hitTitle(h), Description: h.Description, Snippet: h.Snippet, Team: team.Byline(a, ok)}
+			out[i] = mcpserver.Hit{File: h.File, Title: mcpserver.HitTitle(h), Description: h.Description, Snippet: h.Snippet, Team: team.Byline(a, ok)}
 		}
 		return out, nil
 	}

@@ -148,7 +148,7 @@ func teamRecall(ctx context.Context, f *folder, cwd, words string, skip func(str
 	g := f.gate()
 	loaded := map[string]bool{}
 	if text, err := teamContext(ctx, nil, tf, f.stateDir, cwd, b); err == nil {
-		for _, m := range indexLink.FindAllSubmatch(text, -1) {
+		for _, m := range recall.IndexLink.FindAllSubmatch(text, -1) {
 			loaded[string(m[1])] = true
 		}
 	}
@@ -196,9 +196,9 @@ func teamSearch(ctx context.Context, f *folder, q search.Query) []hitJSON {
 			h.Title, h.Description, h.Snippet = index.TitleOf(d.Title, m.Name, m.File), d.Description, d.Reason
 		}
 		a, ok := authors[h.File]
-		st := stalenessOf(tf.CheckCites(chk, h.File))
+		st := facts.StalenessOf(tf.CheckCites(chk, h.File))
 		h.File, h.Project = teamFile(h.File), "team"
-		out = append(out, hitJSON{Hit: h, staleness: st, Team: team.Byline(a, ok)})
+		out = append(out, hitJSON{Hit: h, Staleness: st, Team: team.Byline(a, ok)})
 	}
 	return out
 }

@@ -53,7 +53,7 @@ func teamWhyShow(ctx context.Context, o *factOptions, cmd string) (handled bool,
 	fmt.Fprint(e.stdout, text)
 	if cmd == "why" {
 		printAuthorship(e.stdout, a, known)
-		printSources(e.stdout, m.Sources)
+		facts.PrintSources(e.stdout, m.Sources)
 	}
 	return true, nil
 }

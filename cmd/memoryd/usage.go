@@ -7,6 +7,7 @@ import (
 
 	"github.com/memoryd/memoryd/internal/facts"
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/recall"
 	"github.com/memoryd/memoryd/internal/state"
 	"github.com/memoryd/memoryd/internal/status"
 	"github.com/memoryd/memoryd/internal/usage"
@@ -34,7 +35,7 @@ func countListed(e env, memoryDir string, text []byte) {
 		return
 	}
 	var files []string
-	for _, m := range indexLink.FindAllSubmatch(text, -1) {
+	for _, m := range recall.IndexLink.FindAllSubmatch(text, -1) {
 		files = append(files, string(m[1]))
 	}
 	usage.Open(sd).Record(usage.Context, time.Now(), files...)

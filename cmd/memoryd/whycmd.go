@@ -40,7 +40,7 @@ func runWhy(ctx context.Context, o *factOptions) error {
 		fmt.Fprintf(e.stdout, "# %s\n", note)
 	}
 	fmt.Fprintf(e.stdout, "%s\n", data)
-	printSources(e.stdout, m.Sources)
+	facts.PrintSources(e.stdout, m.Sources)
 	if err := printCommits(ctx, e.stdout, f, m.File); err != nil {
 		return err
 	}
@@ -84,9 +84,6 @@ func writeWhyJSON(ctx context.Context, e env, f *folder, m *index.Memory, data [
 	}
 	return writeJSON(e.stdout, out)
 }
-
-// printSources writes where a fact came from (facts.PrintSources).
-var printSources = facts.PrintSources
 
 // printCommits lists the commits that touched the file, following renames.
 func printCommits(ctx context.Context, w io.Writer, f *folder, file string) error {
