@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/search"
 )
 
@@ -29,15 +29,7 @@ func SearchWith(find func(context.Context, search.Query) ([]search.Hit, error)) 
 	}
 }
 
-// HitTitle is the title the index shows: frontmatter title, else the name
-// with hyphens as spaces and the first letter upper-cased.
-func HitTitle(h search.Hit) string {
-	if h.Title != "" {
-		return h.Title
-	}
-	t := strings.ReplaceAll(h.Name, "-", " ")
-	if t != "" {
-		t = strings.ToUpper(t[:1]) + t[1:]
-	}
-	return t
-}
+// HitTitle is the title the index shows for a hit (index.TitleOf: the
+// frontmatter title, else the name with hyphens as spaces and its first
+// letter upper-cased, else the file).
+func HitTitle(h search.Hit) string { return index.TitleOf(h.Title, h.Name, h.File) }
