@@ -66,6 +66,20 @@ func runMigrate(t *testing.T, w *agentWorld, fail bool, run func(prompt string))
 	return llmtest.Recorded{}
 }
 
+// checkFailedCommand runs the agent's session twice, `make migrate`
+// succeeding then failing: the model's request after the success must
+// not carry the fact, the one after the failure must.
+func checkFailedCommand(t *testing.T, w *agentWorld, run func(prompt string)) {
+	t.Helper()
+	mustNotCarry(t, "the request after `make migrate` succeeded", runMigrate(t, w, false, run), failedLine, "the command that just failed")
+	r := runMigrate(t, w, true, run)
+	mustCarry(t, "the request after `make migrate` failed", r, failedLine, "facts about `make migrate` — the command that just failed")
+	if t.Failed() {
+		log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "memoryd", "recall.log"))
+		t.Logf("recall.log:\n%s\nrequest:\n%s", log, r.Raw)
+	}
+}
+
 // TestClaudeCodeFailedCommand: with install --claude, the real Claude Code
 // whose `make migrate` fails sends the model the fact that mentions the
 // command with the failure (the PostToolUseFailure hook on Bash); the same
@@ -78,13 +92,7 @@ func TestClaudeCodeFailedCommand(t *testing.T) {
 	run := func(prompt string) {
 		w.agent(w.appA, w.claudeEnv(), claude, "-p", prompt, "--allowedTools", "Bash")
 	}
-	mustNotCarry(t, "the request after `make migrate` succeeded", runMigrate(t, w, false, run), failedLine, "the command that just failed")
-	r := runMigrate(t, w, true, run)
-	mustCarry(t, "the request after `make migrate` failed", r, failedLine, "facts about `make migrate` — the command that just failed")
-	if t.Failed() {
-		log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "memoryd", "recall.log"))
-		t.Logf("recall.log:\n%s\nrequest:\n%s", log, r.Raw)
-	}
+	checkFailedCommand(t, w, run)
 }
 
 // TestOpenCodeFailedCommand: with install --opencode, the real OpenCode
@@ -100,13 +108,7 @@ func TestOpenCodeFailedCommand(t *testing.T) {
 	run := func(prompt string) {
 		w.agent(w.appA, llmtest.OpenCodeEnv(w.home), opencode, "run", prompt)
 	}
-	mustNotCarry(t, "the request after `make migrate` succeeded", runMigrate(t, w, false, run), failedLine, "the command that just failed")
-	r := runMigrate(t, w, true, run)
-	mustCarry(t, "the request after `make migrate` failed", r, failedLine, "facts about `make migrate` — the command that just failed")
-	if t.Failed() {
-		log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "memoryd", "recall.log"))
-		t.Logf("recall.log:\n%s", log)
-	}
+	checkFailedCommand(t, w, run)
 }
 
 // TestCodexFailedCommand: with install --codex, the real Codex whose
@@ -123,11 +125,5 @@ func TestCodexFailedCommand(t *testing.T) {
 	run := func(prompt string) {
 		w.agent(w.appA, env, codex, "exec", "--skip-git-repo-check", "-s", "workspace-write", prompt)
 	}
-	mustNotCarry(t, "the request after `make migrate` succeeded", runMigrate(t, w, false, run), failedLine, "the command that just failed")
-	r := runMigrate(t, w, true, run)
-	mustCarry(t, "the request after `make migrate` failed", r, failedLine, "facts about `make migrate` — the command that just failed")
-	if t.Failed() {
-		log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "memoryd", "recall.log"))
-		t.Logf("recall.log:\n%s\nrequest:\n%s", log, r.Raw)
-	}
+	checkFailedCommand(t, w, run)
 }
