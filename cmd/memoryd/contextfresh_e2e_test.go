@@ -11,17 +11,14 @@ import (
 	"github.com/memoryd/memoryd/internal/needtool"
 )
 
-// TestContextFreshAtSessionStart: two daemons with the default idle sync
-// interval (5 min) and a bare remote. A fact added on A reaches the
-// remote within seconds; memoryd context on B — what an agent session
-// loads when it starts — 5 s after the add holds it, although B's next
-// idle round is minutes away.
-func TestContextFreshAtSessionStart(t *testing.T) {
-	remote, a, b := syncWorlds(t)
+// addOnAThenWait starts both daemons, waits until both pushed all and
+// are idle (B holds what the remote has, both next rounds the interval
+// away), adds a fact on A, waits for it on the remote, and then 5 s more:
+// the person walks to the other machine and starts an agent.
+func addOnAThenWait(t *testing.T, remote string, a, b *world) {
+	t.Helper()
 	a.startDaemon(slowSync...)
 	b.startDaemon(slowSync...)
-	// Both pushed all and idle (B holds what the remote has): their next
-	// rounds are the interval away.
 	waitFor(t, "both daemons in step and idle", func() bool {
 		sa, sb := a.status().Sync, b.status().Sync
 		return b.head() == a.git(remote, "rev-parse", "main") && sa.Ahead == 0 && sb.Ahead == 0 && !sa.Running && !sb.Running &&
@@ -34,8 +31,17 @@ func TestContextFreshAtSessionStart(t *testing.T) {
 	waitFor(t, "A's fact on the remote", func() bool {
 		return strings.Contains(a.git(remote, "ls-tree", "-r", "--name-only", "main"), "user-i-use-fish-as-my-shell.md")
 	})
-	// The person walks to the other machine and starts an agent.
 	waitFor(t, "5 s after the add", func() bool { return time.Since(added) >= 5*time.Second })
+}
+
+// TestContextFreshAtSessionStart: two daemons with the default idle sync
+// interval (5 min) and a bare remote. A fact added on A reaches the
+// remote within seconds; memoryd context on B — what an agent session
+// loads when it starts — 5 s after the add holds it, although B's next
+// idle round is minutes away.
+func TestContextFreshAtSessionStart(t *testing.T) {
+	remote, a, b := syncWorlds(t)
+	addOnAThenWait(t, remote, a, b)
 	out, code := b.runCmd(slowSync, "context")
 	if code != 0 || !strings.Contains(out, "I use fish as my shell") {
 		t.Fatalf("context on B 5 s after the add on A: exit %d, the fact is missing\n%s", code, out)
@@ -59,21 +65,7 @@ func TestClaudeSessionFreshAtStart(t *testing.T) {
 	}
 	w.git(w.appA, "init", "-q")
 	w.install(nil, "--claude")
-	a.startDaemon(slowSync...)
-	b.startDaemon(slowSync...)
-	waitFor(t, "both daemons pushed all and idle", func() bool {
-		sa, sb := a.status().Sync, b.status().Sync
-		return b.head() == a.git(remote, "rev-parse", "main") && sa.Ahead == 0 && sb.Ahead == 0 && !sa.Running && !sb.Running &&
-			time.Until(sa.NextAt) > time.Minute && time.Until(sb.NextAt) > time.Minute
-	})
-	added := time.Now()
-	if out, code := a.runCmd(slowSync, "add", "I use fish as my shell"); code != 0 {
-		t.Fatalf("add on A: exit %d\n%s", code, out)
-	}
-	waitFor(t, "A's fact on the remote", func() bool {
-		return strings.Contains(a.git(remote, "ls-tree", "-r", "--name-only", "main"), "user-i-use-fish-as-my-shell.md")
-	})
-	waitFor(t, "5 s after the add", func() bool { return time.Since(added) >= 5*time.Second })
+	addOnAThenWait(t, remote, a, b)
 	w.agent(w.appA, w.claudeEnv(), claude, "-p", "FIRST-TURN: which shell do I use?")
 	first := firstWith(t, w.srv, "starting the session", func(r llmtest.Recorded) bool { return strings.Contains(r.User, "FIRST-TURN") })
 	mustCarry(t, "the session's first request on B", first, "I use fish as my shell")
