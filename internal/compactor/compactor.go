@@ -61,7 +61,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memoryd/memoryd/internal/commitmsg"
 	"github.com/memoryd/memoryd/internal/folder"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
@@ -184,73 +183,6 @@ func New(opts Options) *Compactor {
 		}
 	}
 	return c
-}
-
-// Result describes a pass. A pass that fails still returns what it did up
-// to the failure.
-type Result struct {
-	DryRun bool
-	// Files is the number of readable memory files the pass considered;
-	// LeftOut those it left alone: in a subfolder, or ignored by git.
-	Files, LeftOut int
-	// Batches, Calls and CharsSent count the LLM requests of the pass and
-	// the characters of their system and user prompts.
-	Batches, Calls, CharsSent int
-	// LLMTime is the time spent waiting for the model; Tokens the tokens
-	// of its calls (as reported, else estimated).
-	LLMTime time.Duration
-	Tokens  int
-	// TooLarge lists files whose text alone exceeds the budget; they were
-	// not sent and nothing was done to them.
-	TooLarge []string
-	// Applied lists the ops applied (in a dry run: those that would be).
-	Applied []Op
-	// Skipped lists the ops not applied, with the reason.
-	Skipped []Skipped
-	// Problems are plan-level troubles: an unusable answer, a refused plan.
-	Problems []string
-	// Counts of Applied by kind.
-	// Compaction deletes nothing: a model's delete is applied as a
-	// supersession (Superseded) or refused.
-	Merged, Superseded, Rewrote, Flagged int
-	// Destructive counts the files the applied ops remove or cut down to
-	// less than half their text, for the bounds.
-	Destructive int
-	// Checkpoint is the commit undo returns to; Commit the compaction
-	// commit. Both "" when no commit was made.
-	Checkpoint, Commit string
-	// Stopped, when set, is why the pass asked no further batch (an
-	// error matching llm.ErrBudgetSpent): what the answered batches
-	// planned was applied, the rest waits for the next pass. Compact and
-	// Plan then return it.
-	Stopped error
-
-	badPlans, refused int // batches whose answer was unusable or refused
-}
-
-// Skipped is an op that was not applied, and why.
-type Skipped struct {
-	Op     Op
-	Reason string
-}
-
-// Summary is the counts as the compaction commit's subject gives them.
-func (r *Result) Summary() string {
-	return fmt.Sprintf("merged %d, superseded %d, rewrote %d, flagged %d", r.Merged, r.Superseded, r.Rewrote, r.Flagged)
-}
-
-func (r *Result) count(op Op) {
-	r.Applied = append(r.Applied, op)
-	switch op.Op {
-	case OpMerge:
-		r.Merged++
-	case OpSupersede:
-		r.Superseded++
-	case OpRewrite:
-		r.Rewrote++
-	case OpFlag:
-		r.Flagged++
-	}
 }
 
 // Plan is a dry run: the pass Compact makes — scan, ask the model,
@@ -431,13 +363,6 @@ func (c *Compactor) budget(files int, now time.Time) (int, error) {
 	return limit - spent, nil
 }
 
-// record adds the pass's destructive ops to the rolling day's count.
-func (c *Compactor) record(res *Result) {
-	if _, err := state.UpdateCompaction(c.opts.StateDir, time.Now(), state.AddRemoved(time.Now(), res.Destructive, boundWindow)); err != nil {
-		c.log.Error("record the pass's removals", "err", err)
-	}
-}
-
 // eligible leaves out of snap the files a pass must never change: those in
 // subfolders (compaction works on the top level only) and those git would
 // not commit (ignored and untracked: no checkpoint could bring them back).
@@ -472,94 +397,4 @@ func (c *Compactor) eligible(ctx context.Context, snap index.Snapshot, res *Resu
 	}
 	snap.Memories = kept
 	return snap, nil
-}
-
-// why explains a plan with nothing to apply.
-func (c *Compactor) why(res *Result) error {
-	switch {
-	case res.Batches > 0 && res.badPlans == res.Batches:
-		return fmt.Errorf("compaction: %w: %s", ErrBadPlan, res.Problems[0])
-	case res.refused > 0:
-		return fmt.Errorf("compaction: %w: %s", ErrRefused, res.Problems[len(res.Problems)-1])
-	}
-	return ErrNothingToDo
-}
-
-// settle prepares the folder for its checkpoint (index.Store.Settle, with
-// the configured budget): indexes that match the files, and the reserved
-// files the daemon writes when missing (.gitattributes, whose union merge
-// _CONFLICTS.md needs, and PROTOCOL.md), so that undo restores a complete
-// folder. The caller holds the transaction.
-func (c *Compactor) settle() error {
-	st := c.opts.Folder.NewStore()
-	if _, err := st.Settle(); err != nil {
-		return fmt.Errorf("compaction: %w", err)
-	}
-	return nil
-}
-
-// checkpoint settles the folder (settle) and commits its pending changes as the checkpoint, or
-// returns the last commit that touched the folder when nothing is pending.
-// The caller holds the transaction: nobody else writes meanwhile.
-func (c *Compactor) checkpoint(ctx context.Context, tx *folder.Tx) (string, error) {
-	if tx.DryRun() {
-		return "", nil // a dry run settles and commits nothing
-	}
-	if err := c.settle(); err != nil {
-		return "", err
-	}
-	msg := commitmsg.Message{Subject: commitmsg.CheckpointSubject, Kind: commitmsg.KindCheckpoint, Writer: commitmsg.Person}.String()
-	done, err := tx.CommitPending(ctx, func([]string) string { return msg })
-	if err != nil {
-		return "", fmt.Errorf("checkpoint: %w", err)
-	}
-	if done.Hash != "" {
-		c.log.Info("checkpoint", "commit", done.Hash, "files", len(done.Paths))
-		return done.Hash, nil
-	}
-	hist, err := c.git.History(1)
-	if err != nil {
-		return "", fmt.Errorf("checkpoint: %w", err)
-	}
-	if len(hist) == 0 {
-		return "", errors.New("checkpoint: the memory folder has no commit to return to (are its files ignored by git?)")
-	}
-	return hist[0].Hash, nil
-}
-
-// rollback puts the folder back to the checkpoint after a failed
-// compaction commit: the touched files' bytes, the indexes settled again,
-// and the index entries git add may have left staged (staged: the index
-// files the commit's settle wrote).
-func (c *Compactor) rollback(ctx context.Context, a *applier, staged []string, res *Result) error {
-	err := a.rollback()
-	if err == nil {
-		err = c.settle()
-	}
-	if uerr := c.git.Unstage(ctx, append(append(a.paths(), index.IndexFile), staged...)); uerr != nil {
-		err = errors.Join(err, uerr)
-	}
-	if err != nil {
-		c.log.Error("compaction commit failed and the folder could not be put back whole", "err", err)
-		return fmt.Errorf("%w: %w", ErrRolledBack, err)
-	}
-	c.log.Warn("compaction commit failed; the folder is back at the checkpoint", "checkpoint", res.Checkpoint)
-	res.Problems = append(res.Problems, "the compaction commit failed, so nothing was changed: the folder is back at checkpoint "+res.Checkpoint)
-	res.Applied, res.Merged, res.Superseded, res.Rewrote, res.Flagged = nil, 0, 0, 0, 0
-	return ErrRolledBack
-}
-
-// finish makes the compaction commit through the transaction, which
-// rebuilds the indexes first. It returns the index files that settle
-// wrote, for a rollback.
-func (c *Compactor) finish(ctx context.Context, tx *folder.Tx, a *applier, res *Result) ([]string, error) {
-	if len(a.touched) == 0 {
-		return nil, nil
-	}
-	done, err := tx.Commit(ctx, commitMessage(res))
-	if err != nil {
-		return done.Written.Paths, fmt.Errorf("compaction commit: %w", err)
-	}
-	res.Commit = done.Commit
-	return nil, nil
 }
