@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/memoryd/memoryd/internal/shell"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/memoryd/memoryd/internal/shell"
+	"github.com/memoryd/memoryd/internal/transcript"
 
 	"github.com/memoryd/memoryd/internal/install"
 )
@@ -151,4 +154,73 @@ func (d *doctor) codexAgent(o install.Options) {
 		}
 	}
 	d.ok("codex", "AGENTS.md index block, MCP server")
+}
+
+func (d *doctor) openCode() {
+	if _, err := exec.LookPath("opencode"); err != nil {
+		d.ok("opencode", "not installed (only needed for the opencode provider and OpenCode transcripts)")
+		return
+	}
+	d.ok("opencode", "found")
+	dir := d.o.OpenCodeDir
+	if d.o.FolderErr != nil {
+		return
+	}
+	file, missing, err := install.MissingInstructions(dir, d.o.Dir)
+	if err != nil {
+		d.bad("opencode instructions", err.Error(), "fix the file, then memoryd install --opencode")
+		return
+	}
+	if len(missing) > 0 && len(missing) == len(install.Instructions(d.o.Dir)) && !d.openCodeWired() {
+		d.unused("opencode instructions", "memoryd is not wired into OpenCode (memoryd install --opencode wires it)")
+		return
+	}
+	if len(missing) > 0 {
+		where := "OpenCode's global config"
+		if file != "" {
+			where = file
+		}
+		d.bad("opencode instructions", fmt.Sprintf("%s does not load %s", where, strings.Join(missing, ", ")),
+			"memoryd install --opencode --memory-dir "+shell.Quote(d.o.Dir))
+		return
+	}
+	d.ok("opencode instructions", file)
+}
+
+// openCodeWired reports whether any of memoryd's wiring is in OpenCode's
+// global config: the MCP server or memoryd's plugin.
+func (d *doctor) openCodeWired() bool {
+	dir := d.o.OpenCodeDir
+	if file, _, err := install.OpenCodeMCP(dir); err != nil || file != "" {
+		return true
+	}
+	data, err := os.ReadFile(install.OpenCodePluginFile(dir))
+	if err != nil {
+		return false
+	}
+	_, ours := install.OpenCodePluginBinary(data)
+	return ours
+}
+
+// transcripts reports which transcript stores extraction reads.
+func (d *doctor) transcripts() {
+	if !d.o.Config.Extract.Enabled {
+		d.ok("transcripts", "extraction is off (extract.enabled)")
+		return
+	}
+	srcs := d.o.Sources
+	var parts []string
+	srcs.Each(func(s transcript.Source) {
+		parts = append(parts, s.Name()+" ("+strings.Join(s.WatchPaths(), ", ")+")")
+	})
+	if err := srcs.Err(); err != nil {
+		d.bad("transcripts", "a transcript store could not be opened: "+err.Error(),
+			"check the file's permissions, or point extract.opencode_db (MEMORY_OPENCODE_DB) at the right database")
+	}
+	switch {
+	case len(parts) > 0:
+		d.ok("transcripts", strings.Join(parts, "; "))
+	case srcs.Err() == nil:
+		d.ok("transcripts", "no agent sessions yet (looked for OpenCode, Claude Code and Codex); extraction starts when one appears")
+	}
 }

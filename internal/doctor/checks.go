@@ -3,22 +3,20 @@ package doctor
 import (
 	"errors"
 	"fmt"
-	"github.com/memoryd/memoryd/internal/shell"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/memoryd/memoryd/internal/shell"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/install"
-	"github.com/memoryd/memoryd/internal/llm"
 	"github.com/memoryd/memoryd/internal/secrets"
-	"github.com/memoryd/memoryd/internal/transcript"
 	"github.com/memoryd/memoryd/internal/watcher"
 )
 
@@ -295,143 +293,4 @@ func (d *doctor) lingerCheck() {
 		return
 	}
 	d.ok("lingering", "on")
-}
-
-func (d *doctor) openCode() {
-	if _, err := exec.LookPath("opencode"); err != nil {
-		d.ok("opencode", "not installed (only needed for the opencode provider and OpenCode transcripts)")
-		return
-	}
-	d.ok("opencode", "found")
-	dir := d.o.OpenCodeDir
-	if d.o.FolderErr != nil {
-		return
-	}
-	file, missing, err := install.MissingInstructions(dir, d.o.Dir)
-	if err != nil {
-		d.bad("opencode instructions", err.Error(), "fix the file, then memoryd install --opencode")
-		return
-	}
-	if len(missing) > 0 && len(missing) == len(install.Instructions(d.o.Dir)) && !d.openCodeWired() {
-		d.unused("opencode instructions", "memoryd is not wired into OpenCode (memoryd install --opencode wires it)")
-		return
-	}
-	if len(missing) > 0 {
-		where := "OpenCode's global config"
-		if file != "" {
-			where = file
-		}
-		d.bad("opencode instructions", fmt.Sprintf("%s does not load %s", where, strings.Join(missing, ", ")),
-			"memoryd install --opencode --memory-dir "+shell.Quote(d.o.Dir))
-		return
-	}
-	d.ok("opencode instructions", file)
-}
-
-// openCodeWired reports whether any of memoryd's wiring is in OpenCode's
-// global config: the MCP server or memoryd's plugin.
-func (d *doctor) openCodeWired() bool {
-	dir := d.o.OpenCodeDir
-	if file, _, err := install.OpenCodeMCP(dir); err != nil || file != "" {
-		return true
-	}
-	data, err := os.ReadFile(install.OpenCodePluginFile(dir))
-	if err != nil {
-		return false
-	}
-	_, ours := install.OpenCodePluginBinary(data)
-	return ours
-}
-
-// llm says which provider is used and whether it answers.
-func (d *doctor) llm() {
-	if !d.provider() {
-		return
-	}
-	d.model()
-	if d.o.Live != nil {
-		d.liveCall()
-	}
-}
-
-// provider says which provider is used and whether it can be reached;
-// false when it cannot be used at all.
-func (d *doctor) provider() bool {
-	provider := d.o.Provider
-	switch provider {
-	case "none":
-		d.unused("llm provider", "none: compaction and extraction are off (set llm.provider in "+d.o.ConfigPath+
-			" to opencode, openai or anthropic, or MEMORY_LLM_PROVIDER, to turn them on)")
-		return false
-	case "opencode":
-		if _, err := exec.LookPath("opencode"); err != nil {
-			d.bad("llm provider", "opencode is the provider but is not on PATH", "install OpenCode, or choose another llm.provider")
-			return false
-		}
-		d.ok("llm provider", "opencode (uses OpenCode's own provider settings)")
-		return true
-	}
-	base := d.o.Config.LLM.BaseURL
-	if base == "" {
-		base = llm.DefaultBaseURL(provider)
-	}
-	loopback, err := llm.Dial(d.ctx, base)
-	switch {
-	case errors.Is(err, llm.ErrBadBaseURL):
-		d.bad("llm provider", err.Error(), "fix llm.base_url")
-	case err != nil:
-		d.bad("llm provider", fmt.Sprintf("%s at %s is not reachable: %v", provider, base, err), "check llm.base_url and your network")
-	case d.o.Config.LLM.APIKey == "" && !loopback:
-		d.bad("llm provider", provider+" has no API key", "set MEMORY_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	default:
-		d.ok("llm provider", provider+" at "+base)
-		return true
-	}
-	return false
-}
-
-// liveCall makes one tiny real call (doctor --llm) and reports its latency
-// and tokens.
-func (d *doctor) liveCall() {
-	start := time.Now()
-	resp, err := d.o.Live.Complete(d.ctx, llm.Request{Task: "doctor", Model: d.o.Config.Extract.Model,
-		Prompt: "Answer with the single word: ok"})
-	took := time.Since(start).Round(time.Millisecond)
-	if err != nil {
-		d.bad("llm call", fmt.Sprintf("%s failed after %s: %v", d.o.Config.Extract.Model, took, err), "check the model and the provider's credentials")
-		return
-	}
-	d.ok("llm call", fmt.Sprintf("%s answered in %s (%d tokens in, %d out): %q",
-		d.o.Config.Extract.Model, took, resp.InputTokens, resp.OutputTokens, clipText(resp.Text, 40)))
-}
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
-// transcripts reports which transcript stores extraction reads.
-func (d *doctor) transcripts() {
-	if !d.o.Config.Extract.Enabled {
-		d.ok("transcripts", "extraction is off (extract.enabled)")
-		return
-	}
-	srcs := d.o.Sources
-	var parts []string
-	srcs.Each(func(s transcript.Source) {
-		parts = append(parts, s.Name()+" ("+strings.Join(s.WatchPaths(), ", ")+")")
-	})
-	if err := srcs.Err(); err != nil {
-		d.bad("transcripts", "a transcript store could not be opened: "+err.Error(),
-			"check the file's permissions, or point extract.opencode_db (MEMORY_OPENCODE_DB) at the right database")
-	}
-	switch {
-	case len(parts) > 0:
-		d.ok("transcripts", strings.Join(parts, "; "))
-	case srcs.Err() == nil:
-		d.ok("transcripts", "no agent sessions yet (looked for OpenCode, Claude Code and Codex); extraction starts when one appears")
-	}
 }

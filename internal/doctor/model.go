@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/memoryd/memoryd/internal/config"
@@ -147,4 +150,74 @@ func ago(d time.Duration) string {
 		return fmt.Sprintf("%dm", int(d.Minutes()))
 	}
 	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// llm says which provider is used and whether it answers.
+func (d *doctor) llm() {
+	if !d.provider() {
+		return
+	}
+	d.model()
+	if d.o.Live != nil {
+		d.liveCall()
+	}
+}
+
+// provider says which provider is used and whether it can be reached;
+// false when it cannot be used at all.
+func (d *doctor) provider() bool {
+	provider := d.o.Provider
+	switch provider {
+	case "none":
+		d.unused("llm provider", "none: compaction and extraction are off (set llm.provider in "+d.o.ConfigPath+
+			" to opencode, openai or anthropic, or MEMORY_LLM_PROVIDER, to turn them on)")
+		return false
+	case "opencode":
+		if _, err := exec.LookPath("opencode"); err != nil {
+			d.bad("llm provider", "opencode is the provider but is not on PATH", "install OpenCode, or choose another llm.provider")
+			return false
+		}
+		d.ok("llm provider", "opencode (uses OpenCode's own provider settings)")
+		return true
+	}
+	base := d.o.Config.LLM.BaseURL
+	if base == "" {
+		base = llm.DefaultBaseURL(provider)
+	}
+	loopback, err := llm.Dial(d.ctx, base)
+	switch {
+	case errors.Is(err, llm.ErrBadBaseURL):
+		d.bad("llm provider", err.Error(), "fix llm.base_url")
+	case err != nil:
+		d.bad("llm provider", fmt.Sprintf("%s at %s is not reachable: %v", provider, base, err), "check llm.base_url and your network")
+	case d.o.Config.LLM.APIKey == "" && !loopback:
+		d.bad("llm provider", provider+" has no API key", "set MEMORY_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	default:
+		d.ok("llm provider", provider+" at "+base)
+		return true
+	}
+	return false
+}
+
+// liveCall makes one tiny real call (doctor --llm) and reports its latency
+// and tokens.
+func (d *doctor) liveCall() {
+	start := time.Now()
+	resp, err := d.o.Live.Complete(d.ctx, llm.Request{Task: "doctor", Model: d.o.Config.Extract.Model,
+		Prompt: "Answer with the single word: ok"})
+	took := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		d.bad("llm call", fmt.Sprintf("%s failed after %s: %v", d.o.Config.Extract.Model, took, err), "check the model and the provider's credentials")
+		return
+	}
+	d.ok("llm call", fmt.Sprintf("%s answered in %s (%d tokens in, %d out): %q",
+		d.o.Config.Extract.Model, took, resp.InputTokens, resp.OutputTokens, clipText(resp.Text, 40)))
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
