@@ -56,11 +56,8 @@ type term struct {
 
 // terms calls emit for each term of s in order, until emit returns false.
 func terms(s string, emit func(term) bool) {
-	var parts []string
-	var seps []rune // the joiner before each part, 0 for a case change or none
-	var buf strings.Builder
-	i := 0
-	for i < len(s) {
+	var c chunk
+	for i := 0; i < len(s); {
 		// Skip to the start of a chunk: a word rune.
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !isWordRune(r) {
@@ -68,71 +65,100 @@ func terms(s string, emit func(term) bool) {
 			continue
 		}
 		start := i
-		parts, seps = parts[:0], seps[:0]
-		buf.Reset()
-		var sep rune
-		var prev rune // the previous word rune, as written
-		prevUpper := false
-		flush := func(next rune) {
-			if buf.Len() > 0 {
-				if len(parts) < maxParts {
-					parts = append(parts, cut(buf.String(), maxWordBytes))
-					seps = append(seps, sep)
-				}
-				buf.Reset()
-			}
-			sep = next
-		}
-		end := i
-		for i < len(s) {
-			r, n = utf8.DecodeRuneInString(s[i:])
-			switch {
-			case isWordRune(r):
-				upper := unicode.IsUpper(r)
-				if buf.Len() > 0 && upper && !prevUpper && unicode.IsLetter(prev) {
-					flush(0) // fooBar
-				} else if buf.Len() > 0 && !upper && unicode.IsLower(r) && prevUpper && i+n <= len(s) {
-					// HTTPServer: the last capital starts the next part.
-					if b := buf.String(); utf8.RuneCountInString(b) > 1 {
-						_, ln := utf8.DecodeLastRuneInString(b)
-						last := b[len(b)-ln:]
-						buf.Reset()
-						buf.WriteString(b[:len(b)-ln])
-						flush(0)
-						buf.WriteString(last)
-					}
-				}
-				foldInto(&buf, r)
-				prev, prevUpper = r, upper
-				i += n
-				end = i
-				continue
-			case isApostrophe(r) && i+n < len(s):
-				// "user's" is "user", "don't" is "dont".
-				r2, n2 := utf8.DecodeRuneInString(s[i+n:])
-				if isWordRune(r2) {
-					after := i + n + n2
-					if (r2 == 's' || r2 == 'S') && (after >= len(s) || !isWordRune(firstRune(s[after:]))) {
-						i = after
-						end = i
-						continue
-					}
-					i += n
-					continue
-				}
-			case isJoiner(r) && i+n < len(s) && isWordRune(firstRune(s[i+n:])):
-				flush(r)
-				i += n
-				continue
-			}
-			break
-		}
-		flush(0)
-		i = max(i, end)
-		if !emitChunk(parts, seps, start, end, emit) {
+		c.reset()
+		next, end := c.read(s, i)
+		c.flush(0)
+		i = max(next, end)
+		if !emitChunk(c.parts, c.seps, start, end, emit) {
 			return
 		}
 	}
+}
+
+// chunk is the parts of the chunk terms is reading: words joined by
+// joiners ("a.b", "x-y") or by a change of case ("fooBar").
+type chunk struct {
+	parts     []string
+	seps      []rune // the joiner before each part, 0 for a case change or none
+	buf       strings.Builder
+	sep       rune // the joiner before the part in buf
+	prev      rune // the previous word rune, as written
+	prevUpper bool
+}
+
+// reset empties c for the next chunk, keeping its slices' room.
+func (c *chunk) reset() {
+	c.parts, c.seps = c.parts[:0], c.seps[:0]
+	c.buf.Reset()
+	c.sep, c.prev, c.prevUpper = 0, 0, false
+}
+
+// flush ends the part being read (at most maxParts are kept, each cut to
+// maxWordBytes); next is the joiner before the next one.
+func (c *chunk) flush(next rune) {
+	if c.buf.Len() > 0 {
+		if len(c.parts) < maxParts {
+			c.parts = append(c.parts, cut(c.buf.String(), maxWordBytes))
+			c.seps = append(c.seps, c.sep)
+		}
+		c.buf.Reset()
+	}
+	c.sep = next
+}
+
+// read reads the chunk that starts at i of s into c. It returns where
+// the chunk ends and where reading stopped (past a possessive "'s").
+func (c *chunk) read(s string, i int) (next, end int) {
+	end = i
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isWordRune(r):
+			c.letter(r)
+			i += n
+			end = i
+			continue
+		case isApostrophe(r) && i+n < len(s):
+			// "user's" is "user", "don't" is "dont".
+			r2, n2 := utf8.DecodeRuneInString(s[i+n:])
+			if isWordRune(r2) {
+				after := i + n + n2
+				if (r2 == 's' || r2 == 'S') && (after >= len(s) || !isWordRune(firstRune(s[after:]))) {
+					i = after
+					end = i
+					continue
+				}
+				i += n
+				continue
+			}
+		case isJoiner(r) && i+n < len(s) && isWordRune(firstRune(s[i+n:])):
+			c.flush(r)
+			i += n
+			continue
+		}
+		break
+	}
+	return i, end
+}
+
+// letter adds the word rune r, starting a new part where the case says
+// one starts: fooBar, and HTTPServer (the last capital starts "Server").
+func (c *chunk) letter(r rune) {
+	upper := unicode.IsUpper(r)
+	if c.buf.Len() > 0 && upper && !c.prevUpper && unicode.IsLetter(c.prev) {
+		c.flush(0)
+	} else if c.buf.Len() > 0 && !upper && unicode.IsLower(r) && c.prevUpper {
+		if b := c.buf.String(); utf8.RuneCountInString(b) > 1 {
+			_, ln := utf8.DecodeLastRuneInString(b)
+			last := b[len(b)-ln:]
+			c.buf.Reset()
+			c.buf.WriteString(b[:len(b)-ln])
+			c.flush(0)
+			c.buf.WriteString(last)
+		}
+	}
+	foldInto(&c.buf, r)
+	c.prev, c.prevUpper = r, upper
 }
 
 func firstRune(s string) rune {
