@@ -92,12 +92,7 @@ func (l *loop) run(ctx context.Context) error {
 		l.search = startSearchSync(ctx, x, l.d.deps.Gate, l.log)
 		defer l.search.wait()
 	}
-	l.loadCompactState(now)
-	l.readPreviousSync()
-	l.initStatus(now)
-	l.initSync(now)
-	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
-
+	l.start(now)
 	t := newLoopTimers(l.d.opts.Compact.Poll)
 	defer t.stop()
 
@@ -121,14 +116,7 @@ func (l *loop) run(ctx context.Context) error {
 			l.startCommit(ctx, now)
 		case <-t.compact.C:
 			now = time.Now()
-			l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
-			t.compact.Reset(l.d.opts.Compact.Poll)
-			// A command killed while the daemon runs. Not beside a job of
-			// its own: on NFS a lock does not keep out its own process.
-			if !l.paused && l.job == jobNone {
-				l.d.sweep()
-			}
-			l.maybeCompact(ctx, now)
+			l.poll(ctx, t, now)
 		case <-activity:
 			now = time.Now()
 			l.pollSessions(ctx, now)
@@ -157,6 +145,28 @@ func (l *loop) run(ctx context.Context) error {
 		}
 		l.rearm(t, now)
 	}
+}
+
+// start reads what the state folder kept of the last run (compaction,
+// sync) and sets the first status and the next checks.
+func (l *loop) start(now time.Time) {
+	l.loadCompactState(now)
+	l.readPreviousSync()
+	l.initStatus(now)
+	l.initSync(now)
+	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
+}
+
+// poll is compaction's periodic check, which also sweeps what a command
+// killed while the daemon ran left in the folder — not beside a job of
+// the daemon's own: on NFS a lock does not keep out its own process.
+func (l *loop) poll(ctx context.Context, t *loopTimers, now time.Time) {
+	l.compactCheck = nextCompactCheck(l.d.opts.Compact, now)
+	t.compact.Reset(l.d.opts.Compact.Poll)
+	if !l.paused && l.job == jobNone {
+		l.d.sweep()
+	}
+	l.maybeCompact(ctx, now)
 }
 
 // loopTimers are the loop's timers, owned by its goroutine: created
