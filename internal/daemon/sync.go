@@ -176,28 +176,7 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 	case errors.Is(r.err, context.Canceled):
 		return
 	default:
-		l.sync.fails++
-		wait := backoff.Delay(l.sync.fails, min(5*time.Second, interval), interval)
-		l.sync.next = now.Add(wait)
-		if s.Problem != r.err.Error() {
-			l.log.Warn("sync did not finish", "err", r.err, "retry_in", wait)
-		}
-		s.Problem = r.err.Error()
-		if errors.Is(r.err, gitsync.ErrOffline) {
-			if s.OfflineSince.IsZero() {
-				s.OfflineSince = now
-				if before := l.sync.offlineBefore; !before.IsZero() && before.Before(now) {
-					s.OfflineSince = before
-				}
-			}
-		} else {
-			s.OfflineSince = time.Time{}
-			if !errors.Is(r.err, gitsync.ErrPaused) {
-				// No remote, or something unexpected: the interval, not a
-				// quick retry.
-				l.sync.next = now.Add(interval)
-			}
-		}
+		l.syncFailed(r.err, now, interval)
 	}
 	if r.res.Pulled > 0 {
 		// What arrived: re-read the folder at the next rebuild.
@@ -211,6 +190,36 @@ func (l *loop) finishSync(r syncResult, now time.Time) {
 	s.NextAt = l.sync.next
 	// At once, not within statusEvery: a command may wait for this round.
 	l.publishStatus(now)
+}
+
+// syncFailed records a round that ended in err: the next round after a
+// backoff (the interval when there is no remote or the error is not one
+// a retry may clear), the problem, logged when it changed, and since when
+// the remote has been unreachable.
+func (l *loop) syncFailed(err error, now time.Time, interval time.Duration) {
+	s := &l.status.Sync
+	l.sync.fails++
+	wait := backoff.Delay(l.sync.fails, min(5*time.Second, interval), interval)
+	l.sync.next = now.Add(wait)
+	if s.Problem != err.Error() {
+		l.log.Warn("sync did not finish", "err", err, "retry_in", wait)
+	}
+	s.Problem = err.Error()
+	if errors.Is(err, gitsync.ErrOffline) {
+		if s.OfflineSince.IsZero() {
+			s.OfflineSince = now
+			if before := l.sync.offlineBefore; !before.IsZero() && before.Before(now) {
+				s.OfflineSince = before
+			}
+		}
+		return
+	}
+	s.OfflineSince = time.Time{}
+	if !errors.Is(err, gitsync.ErrPaused) {
+		// No remote, or something unexpected: the interval, not a quick
+		// retry.
+		l.sync.next = now.Add(interval)
+	}
 }
 
 // nudge answers a command's request (Deps.Nudge): a round now, or right
