@@ -236,45 +236,67 @@ func (x *Extractor) runLocked(ctx context.Context, source, id string, dry bool) 
 	mem := buildContext(shown.Memories, tr.text, x.opts.MaxContext)
 	dir := x.project(ctx, source, id)
 	tm := x.team(dir)
-	req := llm.Request{
-		Task: "extract", Model: x.opts.Model, JSON: true,
-		System: systemPrompt(protocol.Load(x.dir)),
-		Prompt: userPrompt(dir, tm != nil, mem, tr, b.total),
-	}
 	res.Sent = tr.shown
-	resp, err := x.deps.LLM.Complete(ctx, req)
-	if err != nil {
-		return res, fmt.Errorf("ask the model: %w", err)
-	}
-	res.Tokens = resp.Tokens(req)
-	props, err := ParseAnswer(resp.Text)
+	props, err := x.ask(ctx, &res, userPrompt(dir, tm != nil, mem, tr, b.total), tm != nil)
 	if err != nil {
 		return res, err
-	}
-	for i := range props {
-		if tm == nil {
-			props[i].Scope = "" // no team here: the fact is the person's
-		}
 	}
 	res.Changes, res.Rejected = plan(props, snap, mem.shown)
 	stamp(res.Changes, source, id, dir, b.msgs, time.Now())
 	if len(res.Rejected) > 0 {
 		x.log.Info("proposals not written", "session", key, "rejected", len(res.Rejected))
 	}
-	if err := x.dropIgnored(ctx, &res); err != nil {
+	if err := x.route(ctx, snap, tm, &res); err != nil {
 		return res, err
 	}
-	if err := x.keepHandLines(ctx, snap, &res); err != nil {
-		return res, err
+	return x.apply(ctx, res, key, b.mark, dry)
+}
+
+// ask sends prompt to the model and parses its proposals, counting the
+// tokens in res. Where the repository has no team memory (team false), a
+// fact proposed for the team is the person's.
+func (x *Extractor) ask(ctx context.Context, res *Result, prompt string, team bool) ([]Proposal, error) {
+	req := llm.Request{
+		Task: "extract", Model: x.opts.Model, JSON: true,
+		System: systemPrompt(protocol.Load(x.dir)),
+		Prompt: prompt,
 	}
-	x.toInbox(snap, &res)
-	if tm != nil {
-		if err := toTeam(ctx, tm, snap, &res); err != nil {
-			return res, err
+	resp, err := x.deps.LLM.Complete(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("ask the model: %w", err)
+	}
+	res.Tokens = resp.Tokens(req)
+	props, err := ParseAnswer(resp.Text)
+	if err != nil {
+		return nil, err
+	}
+	if !team {
+		for i := range props {
+			props[i].Scope = ""
 		}
 	}
-	supersessions(&res)
-	return x.apply(ctx, res, key, b.mark, dry)
+	return props, nil
+}
+
+// route sends each planned change of res where it goes (route.go): left
+// out when git ignores its file, kept from a hand-written line, to the
+// inbox, to the team's proposals (tm, nil without team memory), marked
+// superseding.
+func (x *Extractor) route(ctx context.Context, snap index.Snapshot, tm *Team, res *Result) error {
+	if err := x.dropIgnored(ctx, res); err != nil {
+		return err
+	}
+	if err := x.keepHandLines(ctx, snap, res); err != nil {
+		return err
+	}
+	x.toInbox(snap, res)
+	if tm != nil {
+		if err := toTeam(ctx, tm, snap, res); err != nil {
+			return err
+		}
+	}
+	supersessions(res)
+	return nil
 }
 
 // team is the team memory of the session's working directory dir, nil
