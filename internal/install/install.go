@@ -192,18 +192,8 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	if err := setupFolder(ctx, &o, &r); err != nil {
 		return r, err
 	}
-	service := Step{What: "service", Path: m.platform() + " " + filepath.Base(m.file())}
-	switch {
-	case o.NoService:
-		service.Outcome, service.Note = Skipped, "--no-service"
-		r.step(&o, service)
-	case noManager != nil:
-		service.Outcome, service.Note = NotDone, "no per-user service manager: "+withoutPrefix(noManager)
-		r.step(&o, service)
-	default:
-		if err := setupService(ctx, &o, &r, m); err != nil {
-			return r, err
-		}
+	if err := serviceStep(ctx, &o, &r, m, noManager); err != nil {
+		return r, err
 	}
 	if o.OpenCode {
 		if err := wireStep(&o, &r); err != nil {
@@ -213,27 +203,47 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	if err := wireAgents(&o, &r); err != nil {
 		return r, err
 	}
-	var hints []string
-	switch {
-	case noManager != nil && o.Told:
-		hints = append(hints, "No per-user service manager here: memoryd runs as a background process without one "+
-			"(memoryd start; the README's \"Without a service manager\" says how to get one).")
-	case noManager != nil:
-		hints = append(hints, "There is no per-user service manager here, so memoryd runs as a background process "+
-			"of its own (as memoryd start does), which nothing starts again after a reboot or a logout.",
-			managerAdvice(&o, m), selfStartAdvice(&o, "After a reboot run memoryd start again, or"))
-	case o.NoService:
-		hints = append(hints, selfStartAdvice(&o, "No service was installed (--no-service):"))
-	default:
-		hints = append(hints, m.hints()...)
-	}
-	for _, h := range append(hints, toolHints(&o)...) {
+	for _, h := range append(serviceHints(&o, m, noManager), toolHints(&o)...) {
 		r.hint(&o, h)
 	}
 	if noManager != nil {
 		return r, fmt.Errorf("install: the service step could not be done (everything else is, see above): %w", noManager)
 	}
 	return r, nil
+}
+
+// serviceStep installs and starts the service, or reports why it did not:
+// --no-service, or noManager (no per-user service manager reachable).
+func serviceStep(ctx context.Context, o *Options, r *Report, m manager, noManager error) error {
+	service := Step{What: "service", Path: m.platform() + " " + filepath.Base(m.file())}
+	switch {
+	case o.NoService:
+		service.Outcome, service.Note = Skipped, "--no-service"
+		r.step(o, service)
+	case noManager != nil:
+		service.Outcome, service.Note = NotDone, "no per-user service manager: "+withoutPrefix(noManager)
+		r.step(o, service)
+	default:
+		return setupService(ctx, o, r, m)
+	}
+	return nil
+}
+
+// serviceHints are what install tells about how memoryd keeps running:
+// the service manager's own hints, or how to start memoryd without one.
+func serviceHints(o *Options, m manager, noManager error) []string {
+	switch {
+	case noManager != nil && o.Told:
+		return []string{"No per-user service manager here: memoryd runs as a background process without one " +
+			"(memoryd start; the README's \"Without a service manager\" says how to get one)."}
+	case noManager != nil:
+		return []string{"There is no per-user service manager here, so memoryd runs as a background process " +
+			"of its own (as memoryd start does), which nothing starts again after a reboot or a logout.",
+			managerAdvice(o, m), selfStartAdvice(o, "After a reboot run memoryd start again, or")}
+	case o.NoService:
+		return []string{selfStartAdvice(o, "No service was installed (--no-service):")}
+	}
+	return m.hints()
 }
 
 // wireStep adds memoryd's entries to OpenCode's instructions.
