@@ -32,36 +32,9 @@ func (x *Index) feedback(ctx context.Context, conn *sql.Conn, v *view, s *scorer
 	if feedbackDocs <= 0 || len(top) == 0 {
 		return false, nil
 	}
-	asked := make(map[string]bool)
-	for _, w := range p.words {
-		asked[stem(w)] = true
-		for _, syn := range synonyms[stem(w)] {
-			asked[syn] = true
-		}
-	}
-	// Each word's share of each first fact, summed: a word all of them
-	// use weighs more than one a single long fact repeats.
-	weight := make(map[string]float64)
-	for _, c := range top[:min(feedbackDocs, len(top))] {
-		var name, title, description, body string
-		if err := conn.QueryRowContext(ctx, `SELECT name, title, description, body FROM fact WHERE id = ?`, c.id).
-			Scan(&name, &title, &description, &body); err != nil {
-			return false, err
-		}
-		counts := make(map[string]int)
-		n := 0
-		for _, text := range []string{name, title, description, body} {
-			terms(text, func(t term) bool {
-				if st := stem(t.text); !asked[st] && len(st) >= 3 {
-					counts[st]++
-					n++
-				}
-				return true
-			})
-		}
-		for st, k := range counts {
-			weight[st] += float64(k) / float64(n)
-		}
+	weight, err := feedbackWeights(ctx, conn, top[:min(feedbackDocs, len(top))], askedStems(p))
+	if err != nil {
+		return false, err
 	}
 	cands := make([]string, 0, len(weight))
 	for st := range weight {
@@ -96,4 +69,46 @@ func (x *Index) feedback(ctx context.Context, conn *sql.Conn, v *view, s *scorer
 		s.scoreWord([]*alt{{word: pk.stem, stem: pk.stem, exact: pk.stem, weight: feedbackWeight, kind: "feedback", lists: pk.lists}})
 	}
 	return len(picks) > 0, nil
+}
+
+// askedStems are the stems of the query's words and of their synonyms:
+// feedback adds none of them again.
+func askedStems(p parsed) map[string]bool {
+	asked := make(map[string]bool)
+	for _, w := range p.words {
+		asked[stem(w)] = true
+		for _, syn := range synonyms[stem(w)] {
+			asked[syn] = true
+		}
+	}
+	return asked
+}
+
+// feedbackWeights is each stem's share of each of the first facts first,
+// summed — a stem all of them use weighs more than one a single long fact
+// repeats — leaving out the asked stems and those under 3 letters.
+func feedbackWeights(ctx context.Context, conn *sql.Conn, first []candidate, asked map[string]bool) (map[string]float64, error) {
+	weight := make(map[string]float64)
+	for _, c := range first {
+		var name, title, description, body string
+		if err := conn.QueryRowContext(ctx, `SELECT name, title, description, body FROM fact WHERE id = ?`, c.id).
+			Scan(&name, &title, &description, &body); err != nil {
+			return nil, err
+		}
+		counts := make(map[string]int)
+		n := 0
+		for _, text := range []string{name, title, description, body} {
+			terms(text, func(t term) bool {
+				if st := stem(t.text); !asked[st] && len(st) >= 3 {
+					counts[st]++
+					n++
+				}
+				return true
+			})
+		}
+		for st, k := range counts {
+			weight[st] += float64(k) / float64(n)
+		}
+	}
+	return weight, nil
 }
