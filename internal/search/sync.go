@@ -149,28 +149,7 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 		return 0, err
 	}
 	// The cache changes only once the transaction has committed.
-	seen := make(map[string]bool, len(snap.Memories))
-	var keep, changed []*index.Memory
-	for _, m := range snap.Memories {
-		if index.InInbox(m.File) {
-			continue // waits for review: not a fact until a person accepts it, never returned to an agent
-		}
-		if seen[m.File] {
-			continue // the same file twice: the first one counts
-		}
-		seen[m.File] = true
-		if prev, ok := old[m.File]; ok && m.Hash != "" && prev.hash == m.Hash {
-			keep = append(keep, m)
-			continue
-		}
-		changed = append(changed, m)
-	}
-	var gone []string
-	for file := range old {
-		if !seen[file] {
-			gone = append(gone, file)
-		}
-	}
+	keep, changed, gone := sortOut(snap, old)
 	n := len(changed) + len(gone)
 	stored, err := storedFingerprint(tx)
 	if err != nil {
@@ -204,6 +183,31 @@ func (x *Index) apply(ctx context.Context, snap index.Snapshot, sum string) (int
 		delete(old, file)
 	}
 	return n, nil
+}
+
+// sortOut sorts the facts of snap against the index's (old): those kept
+// as they are, those new or changed, and the files gone. A fact in the
+// review inbox is not one until a person accepts it, and is never given
+// to an agent; a file listed twice counts once.
+func sortOut(snap index.Snapshot, old map[string]indexed) (keep, changed []*index.Memory, gone []string) {
+	seen := make(map[string]bool, len(snap.Memories))
+	for _, m := range snap.Memories {
+		if index.InInbox(m.File) || seen[m.File] {
+			continue
+		}
+		seen[m.File] = true
+		if prev, ok := old[m.File]; ok && m.Hash != "" && prev.hash == m.Hash {
+			keep = append(keep, m)
+			continue
+		}
+		changed = append(changed, m)
+	}
+	for file := range old {
+		if !seen[file] {
+			gone = append(gone, file)
+		}
+	}
+	return keep, changed, gone
 }
 
 // hashes returns every indexed file with its row id and hash, from the
