@@ -18,13 +18,9 @@ import (
 // and fast-forwarded to. Whatever stops it stops it before anything is
 // changed, with res.Paused saying why.
 func (s *Syncer) integrate(ctx context.Context, repo *gitstore.Repo, branch, tip string, res *Result) error {
-	pause := func(why string) error {
-		res.Paused = why
-		return fmt.Errorf("%w: %s", ErrPaused, why)
-	}
 	tx, err := s.opts.Folder.Begin(ctx, s.opts.Who)
 	if errors.Is(err, folder.ErrBusy) || errors.Is(err, folder.ErrInOperation) {
-		return pause(err.Error())
+		return pause(res, err.Error())
 	}
 	if err != nil {
 		return err
@@ -37,13 +33,13 @@ func (s *Syncer) integrate(ctx context.Context, repo *gitstore.Repo, branch, tip
 	// Edits of memory files waiting for the daemon's commit go in first,
 	// as that commit would: the merge then sees them.
 	if _, err := tx.CommitPending(ctx, nil); err != nil {
-		return pause("the memory folder's pending changes could not be committed first: " + err.Error())
+		return pause(res, "the memory folder's pending changes could not be committed first: "+err.Error())
 	}
 	if why, err := staged(ctx, repo); why != "" || err != nil {
 		if err != nil {
 			return err
 		}
-		return pause(why)
+		return pause(res, why)
 	}
 	head, err := repo.ResolveCommit(ctx, "refs/heads/"+branch)
 	if err != nil || head == "" {
@@ -53,23 +49,16 @@ func (s *Syncer) integrate(ctx context.Context, repo *gitstore.Repo, branch, tip
 	if err != nil {
 		return err
 	}
-	target := tip
-	if ff, err := repo.IsAncestor(ctx, head, tip); err != nil {
+	target, err := s.moveTo(ctx, repo, head, tip, res)
+	if err != nil {
 		return err
-	} else if !ff {
-		if target, err = s.merge(ctx, repo, head, tip, res); err != nil {
-			if res.Paused != "" {
-				return fmt.Errorf("%w: %s", ErrPaused, res.Paused)
-			}
-			return err
-		}
 	}
 	// The one step that changes the work tree: git checks, before it
 	// writes anything, that no uncommitted change would be overwritten.
 	if err := repo.FastForward(ctx, target); err != nil {
 		msg := firstLine(gitstore.GitMessage(err), err)
 		res.Merge, res.Review = "", nil
-		return pause(fmt.Sprintf("the remote's commits were not brought in: %s; commit or stash your changes to those files, then run memoryd sync", msg))
+		return pause(res, fmt.Sprintf("the remote's commits were not brought in: %s; commit or stash your changes to those files, then run memoryd sync", msg))
 	}
 	res.Pulled = n
 	if err := tx.Merged(res.Review...); err != nil {
@@ -82,6 +71,27 @@ func (s *Syncer) integrate(ctx context.Context, repo *gitstore.Repo, branch, tip
 	}
 	s.log.Info(fmt.Sprintf("pulled %d commit(s) from %s", res.Pulled, res.Target), "merge", res.Merge, "review", res.Review)
 	return nil
+}
+
+// pause records in res why the round stopped short, and returns ErrPaused
+// saying it.
+func pause(res *Result, why string) error {
+	res.Paused = why
+	return fmt.Errorf("%w: %s", ErrPaused, why)
+}
+
+// moveTo is the commit the branch moves to: the remote's tip when the
+// branch is behind it, else the merge of head and tip (merge).
+func (s *Syncer) moveTo(ctx context.Context, repo *gitstore.Repo, head, tip string, res *Result) (string, error) {
+	ff, err := repo.IsAncestor(ctx, head, tip)
+	if err != nil || ff {
+		return tip, err
+	}
+	target, err := s.merge(ctx, repo, head, tip, res)
+	if err != nil && res.Paused != "" {
+		return "", fmt.Errorf("%w: %s", ErrPaused, res.Paused)
+	}
+	return target, err
 }
 
 // integrateTimeout bounds the integration, which runs without network.

@@ -63,18 +63,14 @@ func (s *Syncer) TakeRemote(ctx context.Context) (Result, error) {
 // takeLocked is TakeRemote under the write lock: the commit of what is
 // kept for review, and the reset to it.
 func (s *Syncer) takeLocked(ctx context.Context, tx *folder.Tx, repo *gitstore.Repo, tip, last string, res *Result) error {
-	pause := func(why string) error {
-		res.Paused = why
-		return fmt.Errorf("%w: %s", ErrPaused, why)
-	}
 	if _, err := tx.CommitPending(ctx, nil); err != nil {
-		return pause("the memory folder's pending changes could not be committed first: " + err.Error())
+		return pause(res, "the memory folder's pending changes could not be committed first: "+err.Error())
 	}
 	if why, err := staged(ctx, repo); why != "" || err != nil {
 		if err != nil {
 			return err
 		}
-		return pause(why)
+		return pause(res, why)
 	}
 	head, err := repo.ResolveCommit(ctx, "refs/heads/"+res.Branch)
 	if err != nil || head == "" {
@@ -84,7 +80,7 @@ func (s *Syncer) takeLocked(ctx context.Context, tx *folder.Tx, repo *gitstore.R
 		if err != nil {
 			return err
 		}
-		return pause(fmt.Sprintf("%s was changed on this machine and is not a fact memoryd can keep for review; taking the remote's history would drop that change. Merge by hand instead (git pull --no-rebase, then git push)", own[0]))
+		return pause(res, fmt.Sprintf("%s was changed on this machine and is not a fact memoryd can keep for review; taking the remote's history would drop that change. Merge by hand instead (git pull --no-rebase, then git push)", own[0]))
 	}
 	target, err := s.keepLocal(ctx, repo, head, tip, last, res)
 	if err != nil {
@@ -92,7 +88,7 @@ func (s *Syncer) takeLocked(ctx context.Context, tx *folder.Tx, repo *gitstore.R
 	}
 	if err := repo.ResetKeep(ctx, target); err != nil {
 		res.Review = nil
-		return pause(fmt.Sprintf("the remote's history was not taken: %s; commit or stash your changes to those files, then run memoryd sync --take-remote again", firstLine(gitstore.GitMessage(err), err)))
+		return pause(res, fmt.Sprintf("the remote's history was not taken: %s; commit or stash your changes to those files, then run memoryd sync --take-remote again", firstLine(gitstore.GitMessage(err), err)))
 	}
 	s.log.Info("took the remote's history", "remote", res.Target, "tip", tip, "review", res.Review)
 	return nil
