@@ -58,16 +58,7 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 		p.skip = `merge without "into"`
 		return p
 	}
-	into := Into{Type: strings.ToLower(strings.TrimSpace(op.Into.Type)), Name: strings.TrimSpace(op.Into.Name),
-		Description: oneLine(op.Into.Description), Body: op.Into.Body}
-	if into.Type == "" {
-		into.Type = p.mems[0].Type
-	}
-	// Models often give the file name ("feedback-x.md") for the name.
-	into.Name = strings.TrimPrefix(strings.TrimSuffix(into.Name, ".md"), into.Type+"-")
-	if into.Description == "" {
-		into.Description = p.mems[0].Description
-	}
+	into := mergedInto(op.Into, p.mems[0])
 	target := index.NewMemory(into.Type, into.Name, "", "").File
 	switch {
 	case !slices.Contains(index.Types, into.Type):
@@ -97,6 +88,23 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 		ck.used[f] = OpMerge
 	}
 	return p
+}
+
+// mergedInto is the fact a merge writes as the model gave it, tidied: the
+// type lower-cased, the name without the file's type prefix or ".md"
+// (models often give the file name), the first merged fact's type and
+// description where the model gave none.
+func mergedInto(in *Into, first *index.Memory) Into {
+	into := Into{Type: strings.ToLower(strings.TrimSpace(in.Type)), Name: strings.TrimSpace(in.Name),
+		Description: oneLine(in.Description), Body: in.Body}
+	if into.Type == "" {
+		into.Type = first.Type
+	}
+	into.Name = strings.TrimPrefix(strings.TrimSuffix(into.Name, ".md"), into.Type+"-")
+	if into.Description == "" {
+		into.Description = first.Description
+	}
+	return into
 }
 
 // bound refuses a batch's plan whole when it would remove or gut too many
