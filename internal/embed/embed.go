@@ -264,26 +264,35 @@ func (c *Client) post(ctx context.Context, texts []string, limit time.Duration) 
 	if len(a.Data) != len(texts) {
 		return nil, tokens, fmt.Errorf("embeddings: %d vectors for %d texts", len(a.Data), len(texts))
 	}
-	vs = make([][]float32, len(texts))
+	vs, err = a.vectors()
+	return vs, tokens, err
+}
+
+// vectors are the answer's vectors in the order of the texts asked (by
+// each one's index, else its place): an index out of range or given
+// twice, vectors of different lengths, or a value that is not a number
+// make the whole answer an error.
+func (a answer) vectors() ([][]float32, error) {
+	vs := make([][]float32, len(a.Data))
 	for i, d := range a.Data {
 		at := i
 		if d.Index != nil {
 			at = *d.Index
 		}
 		if at < 0 || at >= len(vs) || vs[at] != nil {
-			return nil, tokens, fmt.Errorf("embeddings: bad index %d in the answer", at)
+			return nil, fmt.Errorf("embeddings: bad index %d in the answer", at)
 		}
 		if len(d.Embedding) == 0 || len(d.Embedding) != len(a.Data[0].Embedding) {
-			return nil, tokens, fmt.Errorf("embeddings: vectors of %d and %d dimensions in one answer", len(d.Embedding), len(a.Data[0].Embedding))
+			return nil, fmt.Errorf("embeddings: vectors of %d and %d dimensions in one answer", len(d.Embedding), len(a.Data[0].Embedding))
 		}
 		for _, f := range d.Embedding {
 			if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-				return nil, tokens, errors.New("embeddings: a vector holds a value that is not a number")
+				return nil, errors.New("embeddings: a vector holds a value that is not a number")
 			}
 		}
 		vs[at] = d.Embedding
 	}
-	return vs, tokens, nil
+	return vs, nil
 }
 
 func cmpOr(ns ...int) int {
