@@ -49,6 +49,7 @@ var installHow = map[string]string{
 var (
 	mu     sync.Mutex
 	skips  = map[string][]string{}
+	whys   = map[string]string{} // by tool: where it was not found
 	report string // ReportEnv as the tests saw it
 )
 
@@ -65,17 +66,27 @@ func Path(t testing.TB, tool string) string {
 	if how == "" {
 		how = "add its installation to .ci/run"
 	}
+	Missing(t, tool, "not on PATH", how)
+	return ""
+}
+
+// Missing is Path's end for a test whose need is not a program (WordNet's
+// database): it fails the test if MEMORYD_REQUIRE_TOOLS=1, and otherwise
+// records the skip and skips it. what is the thing, why where it was not
+// found ("not on PATH"), how how CI installs it.
+func Missing(t testing.TB, what, why, how string) {
+	t.Helper()
 	// Read here, while the test runs, so that go test's result cache keys
 	// on these variables (it records only what the tests look up).
 	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s is not on PATH and %s=1: this test needs it. Install it: %s", tool, RequireEnv, how)
+		t.Fatalf("%s is %s and %s=1: this test needs it. Install it: %s", what, why, RequireEnv, how)
 	}
 	mu.Lock()
-	skips[tool] = append(skips[tool], t.Name())
+	skips[what] = append(skips[what], t.Name())
+	whys[what] = why
 	report = os.Getenv(ReportEnv)
 	mu.Unlock()
-	t.Skipf("%s not on PATH (%s=1 makes this a failure; install: %s)", tool, RequireEnv, how)
-	return ""
+	t.Skipf("%s %s (%s=1 makes this a failure; install: %s)", what, why, RequireEnv, how)
 }
 
 // Summary returns the line Run prints: how many tests were skipped for
@@ -95,7 +106,7 @@ func Summary() string {
 	slices.Sort(tools)
 	var why []string
 	for _, tool := range tools {
-		w := tool + " not on PATH"
+		w := tool + " " + whys[tool]
 		if len(tools) > 1 {
 			w += " (" + plural(len(skips[tool])) + ")"
 		}

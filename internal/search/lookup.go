@@ -63,8 +63,9 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 		return nil, err
 	}
 	s := newScorer(v.docs)
+	budget := relatedBudget
 	for _, w := range p.words {
-		alts, err := x.wordAlts(ctx, conn, v, w)
+		alts, err := x.wordAlts(ctx, conn, v, w, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -101,9 +102,10 @@ func (x *Index) find(ctx context.Context, q Query, p parsed, qv *queryVector, e 
 }
 
 // wordAlts are the forms a query word w is looked for in: its stem, its
-// synonyms at their weight and, when none of them is in the index, the
-// words a typo away (typoAlts).
-func (x *Index) wordAlts(ctx context.Context, conn *sql.Conn, v *view, w string) ([]*alt, error) {
+// synonyms at their weight and, when none of them is in the index, its
+// related words (relatedAlts, which spend budget) or, for a word the
+// thesaurus does not know, the words a typo away (typoAlts).
+func (x *Index) wordAlts(ctx context.Context, conn *sql.Conn, v *view, w string, budget *int) ([]*alt, error) {
 	st := stem(w)
 	lists, err := x.stemLists(ctx, conn, v, st)
 	if err != nil {
@@ -117,7 +119,15 @@ func (x *Index) wordAlts(ctx context.Context, conn *sql.Conn, v *view, w string)
 		}
 		alts = append(alts, &alt{word: w, stem: syn, weight: synonymWeight, kind: "synonym", lists: lists})
 	}
-	if !slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
+	if slices.ContainsFunc(alts, func(a *alt) bool { return len(a.lists) > 0 }) {
+		return alts, nil
+	}
+	related, known, err := x.relatedAlts(ctx, conn, v, w, budget)
+	if err != nil {
+		return nil, err
+	}
+	alts = append(alts, related...)
+	if !known {
 		typos, err := x.typoAlts(ctx, conn, v, w)
 		if err != nil {
 			return nil, err
@@ -203,18 +213,26 @@ func readLists(ctx context.Context, conn *sql.Conn, query string, args ...any) (
 	defer rows.Close()
 	var out []*formList
 	for rows.Next() {
-		var l formList
+		var form string
 		var b []byte
-		if err := rows.Scan(&l.form, &b); err != nil {
+		if err := rows.Scan(&form, &b); err != nil {
 			return nil, err
 		}
-		if err := decodePostings(b, func(id int64, tf *tfs) {
-			l.ids = append(l.ids, int32(id))
-			l.tfs = append(l.tfs, *tf)
-		}); err != nil {
+		l, err := decodeList(form, b)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, &l)
+		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// decodeList decodes the postings b of the term form.
+func decodeList(form string, b []byte) (*formList, error) {
+	l := &formList{form: form}
+	err := decodePostings(b, func(id int64, tf *tfs) {
+		l.ids = append(l.ids, int32(id))
+		l.tfs = append(l.tfs, *tf)
+	})
+	return l, err
 }

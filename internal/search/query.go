@@ -101,7 +101,7 @@ type Explanation struct {
 // TermScore is what one word of a query adds to a fact's score.
 type TermScore struct {
 	Word   string   `json:"word"`   // the query's word, folded
-	Match  string   `json:"match"`  // "exact", "stem", "synonym", "typo", "prefix" or "feedback"
+	Match  string   `json:"match"`  // "exact", "stem", "synonym", "related" (related.go), "typo", "prefix" or "feedback"
 	Forms  []string `json:"forms"`  // the fact's words that matched it
 	Fields string   `json:"fields"` // where they are: name, title, description, body, ×count
 	IDF    float64  `json:"idf"`    // how rare the word (with its forms) is

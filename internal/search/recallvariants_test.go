@@ -294,3 +294,19 @@ func BenchmarkRecallEverydayQuestions(b *testing.B) {
 	}
 	benchRecallVariants(b, []recallVariant{{"200", set(200)}, {"1000", set(1000)}})
 }
+
+// BenchmarkRecallThesaurus compares the related words of the thesaurus
+// (related.go) off and at three weights:
+//
+//	go test -run '^$' -bench RecallThesaurus -benchtime 1x ./internal/search/
+func BenchmarkRecallThesaurus(b *testing.B) {
+	needThesaurus(b)
+	weight := func(w float64) func() func() {
+		return func() func() {
+			saved := relatedWeight
+			relatedWeight = w
+			return func() { relatedWeight = saved }
+		}
+	}
+	benchRecallVariants(b, []recallVariant{{"off", noThesaurus}, {"0.3", weight(0.3)}, {"0.5", weight(0.5)}, {"0.7", weight(0.7)}})
+}

@@ -45,7 +45,7 @@ var (
 type alt struct {
 	word, stem, exact string
 	weight            float64
-	kind              string // "" for the word itself, "synonym", "typo", "prefix", "feedback"
+	kind              string // "" for the word itself, "synonym", "related", "typo", "prefix", "feedback"
 	lists             []*formList
 	idf               float64 // set by scoreWord
 }

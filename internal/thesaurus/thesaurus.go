@@ -1,0 +1,226 @@
+// Package thesaurus reads the words related to an English word from a
+// WordNet database installed on the system (Debian's wordnet-base,
+// Homebrew's wordnet): its synonyms, the narrower words of a noun or a
+// verb ("herb" → "coriander", "basil"), the words derived from it and the
+// adjectives close to it. Search uses them for a query word no fact has,
+// so that "which herb does Ana refuse to eat?" finds "Ana hates coriander"
+// without a model.
+//
+// Nothing is loaded: the database's sorted index files are searched in
+// place and its synsets read at their offsets (wndb(5)), so a lookup
+// costs a few dozen small reads, and a process that never needs one
+// opens nothing.
+package thesaurus
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// maxWords is the most words Related returns.
+const maxWords = 400
+
+// Thesaurus is an open WordNet database. Its methods may be called from
+// any goroutine.
+type Thesaurus struct {
+	dir   string
+	parts [numParts]*part
+}
+
+// Dirs are the folders Find looks in after $WNSEARCHDIR (WordNet's own
+// variable): where Debian, Homebrew and a source build put the database.
+var Dirs = []string{"/usr/share/wordnet", "/opt/homebrew/share/wordnet", "/usr/local/share/wordnet",
+	"/usr/local/WordNet-3.0/dict"}
+
+// Find opens the first WordNet database of $WNSEARCHDIR and Dirs; nil
+// when there is none.
+func Find() *Thesaurus {
+	dirs := Dirs
+	if d := os.Getenv("WNSEARCHDIR"); d != "" {
+		dirs = append([]string{d}, dirs...)
+	}
+	for _, d := range dirs {
+		if t, err := Open(d); err == nil {
+			return t
+		}
+	}
+	return nil
+}
+
+var (
+	defaultOnce sync.Once
+	defaultT    *Thesaurus
+)
+
+// Default is Find's answer, looked for once a process.
+func Default() *Thesaurus {
+	defaultOnce.Do(func() { defaultT = Find() })
+	return defaultT
+}
+
+// Open opens the WordNet database in dir. It fails when dir lacks the
+// noun files; the verb and adjective files are used when present.
+func Open(dir string) (*Thesaurus, error) {
+	t := &Thesaurus{dir: dir}
+	for p := range numParts {
+		pt, err := openPart(dir, p)
+		if err != nil {
+			if p == noun {
+				t.Close()
+				return nil, err
+			}
+			continue
+		}
+		t.parts[p] = pt
+	}
+	return t, nil
+}
+
+// Dir is the folder of the database.
+func (t *Thesaurus) Dir() string { return t.dir }
+
+// Close closes the database's files.
+func (t *Thesaurus) Close() error {
+	for _, p := range t.parts {
+		if p != nil {
+			p.close()
+		}
+	}
+	return nil
+}
+
+// Knows reports whether w, lower-case, is an English word of the
+// database in some form ("eaten" is: it is a form of "eat").
+func (t *Thesaurus) Knows(w string) bool {
+	for _, p := range t.parts {
+		if p != nil && len(p.bases(w)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Related returns the single words related to w (lower-case) in the
+// database, nearest first: the base forms of w itself, then for each of
+// its senses, most common first, the sense's synonyms, the words derived
+// from w, and the narrower words (two levels down for a noun, one for a
+// verb) or, for an adjective, the adjectives close to it. w itself and
+// words of several parts ("Chinese parsley") are left out; at most
+// maxWords, nil when the database does not know w. It reads at most
+// budget synsets (a few microseconds each), and returns how many it read.
+func (t *Thesaurus) Related(w string, budget int) ([]string, int) {
+	c := collector{seen: map[string]bool{w: true}}
+	var senses []sense
+	for p, pt := range t.parts {
+		if pt == nil {
+			continue
+		}
+		for _, base := range pt.bases(w) {
+			c.add(base)
+			offs, err := pt.lookup(base)
+			if err != nil {
+				continue
+			}
+			for _, off := range offs {
+				senses = append(senses, sense{part: partID(p), off: off, lemma: base})
+			}
+		}
+	}
+	// Breadth first: every sense's synonyms before any sense's narrower
+	// words, so that the budget goes to the nearest words.
+	type todo struct {
+		s     sense
+		depth int
+	}
+	queue := make([]todo, 0, len(senses))
+	for _, s := range senses {
+		queue = append(queue, todo{s, 0})
+	}
+	read := 0
+	for ; len(queue) > 0 && read < budget && !c.full(); read++ {
+		d := queue[0]
+		queue = queue[1:]
+		ss, err := t.parts[d.s.part].synset(d.s.off)
+		if err != nil {
+			continue
+		}
+		for _, word := range ss.words {
+			c.add(word)
+		}
+		for _, ptr := range ss.pointers {
+			switch {
+			case d.depth == 0 && ptr.symbol == "+" && ptr.from(ss, d.s.lemma):
+				if pt := t.parts[ptr.part]; pt != nil {
+					if target, err := pt.synset(ptr.off); err == nil {
+						c.add(ptr.to(target)...)
+					}
+				}
+			case d.depth < narrowerDepth(d.s.part) && (ptr.symbol == "~" || ptr.symbol == "~i") && ptr.part == d.s.part,
+				d.depth == 0 && d.s.part == adj && ptr.symbol == "&" && ptr.part == adj:
+				queue = append(queue, todo{sense{part: ptr.part, off: ptr.off}, d.depth + 1})
+			}
+		}
+	}
+	return c.words, read
+}
+
+// narrowerDepth is how many levels of narrower words a part of speech
+// brings: a noun's kinds of kinds ("instrument" → "stringed instrument"
+// → "cello"), a verb's manners of doing it ("run" → "jog").
+func narrowerDepth(p partID) int {
+	switch p {
+	case noun:
+		return 2
+	case verb:
+		return 1
+	}
+	return 0
+}
+
+// sense is one meaning of a word: a synset, and the lemma it was found by.
+type sense struct {
+	part  partID
+	off   int64
+	lemma string
+}
+
+// collector keeps the words found, each once, single words only.
+type collector struct {
+	seen  map[string]bool
+	words []string
+}
+
+func (c *collector) full() bool { return len(c.words) >= maxWords }
+
+func (c *collector) add(words ...string) {
+	for _, w := range words {
+		w = strings.ToLower(w)
+		if c.full() || c.seen[w] || !singleWord(w) {
+			continue
+		}
+		c.seen[w] = true
+		c.words = append(c.words, w)
+	}
+}
+
+// singleWord reports whether w is one word of letters: no space or
+// underscore (WordNet's), no hyphen, digit or dot.
+func singleWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if !('a' <= r && r <= 'z' || r > 0x7f) {
+			return false
+		}
+	}
+	return true
+}
+
+// files of one part of speech.
+func partFiles(dir string, p partID) (index, data, exc string) {
+	n := partNames[p]
+	return filepath.Join(dir, "index."+n), filepath.Join(dir, "data."+n), filepath.Join(dir, excNames[p]+".exc")
+}

@@ -1,0 +1,304 @@
+package thesaurus
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// This file reads WordNet's database files as wndb(5) describes them:
+// index.POS, one line a lemma, sorted, giving the offsets of its synsets
+// in data.POS; data.POS, one line a synset at that offset; POS.exc, the
+// irregular forms ("eaten eat"), sorted.
+
+type partID int
+
+const (
+	noun partID = iota
+	verb
+	adj
+	numParts
+)
+
+var (
+	partNames = [numParts]string{"noun", "verb", "adj"}
+	excNames  = [numParts]string{"noun", "verb", "adj"}
+	// partOf is a pointer's part of speech letter ("s", an adjective
+	// satellite, is in the adjective files; "r", an adverb, is not read).
+	partOf = map[string]partID{"n": noun, "v": verb, "a": adj, "s": adj}
+)
+
+// part is the files of one part of speech.
+type part struct {
+	id          partID
+	index, data *os.File
+	exc         *os.File // nil when missing
+}
+
+func openPart(dir string, p partID) (*part, error) {
+	ip, dp, ep := partFiles(dir, p)
+	pt := &part{id: p}
+	var err error
+	if pt.index, err = os.Open(ip); err != nil {
+		return nil, err
+	}
+	if pt.data, err = os.Open(dp); err != nil {
+		pt.index.Close()
+		return nil, err
+	}
+	pt.exc, _ = os.Open(ep)
+	return pt, nil
+}
+
+func (p *part) close() {
+	p.index.Close()
+	p.data.Close()
+	if p.exc != nil {
+		p.exc.Close()
+	}
+}
+
+// lookup returns the synset offsets of lemma, most common sense first.
+func (p *part) lookup(lemma string) ([]int64, error) {
+	line, err := findLine(p.index, lemma)
+	if err != nil {
+		return nil, err
+	}
+	// lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return nil, errMalformed
+	}
+	n, err1 := strconv.Atoi(f[2])
+	pc, err2 := strconv.Atoi(f[3])
+	if err1 != nil || err2 != nil || len(f) < 6+pc+n {
+		return nil, errMalformed
+	}
+	offs := make([]int64, 0, n)
+	for _, s := range f[6+pc : 6+pc+n] {
+		off, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, errMalformed
+		}
+		offs = append(offs, off)
+	}
+	return offs, nil
+}
+
+// bases returns the lemmas of this part that w is a form of: w itself,
+// its irregular bases (POS.exc), and what the regular endings give
+// (WordNet's "morphy").
+func (p *part) bases(w string) []string {
+	var cands []string
+	if p.exc != nil {
+		if line, err := findLine(p.exc, w); err == nil {
+			cands = append(cands, strings.Fields(line)[1:]...)
+		}
+	}
+	cands = append(cands, w)
+	for _, r := range endings[p.id] {
+		if strings.HasSuffix(w, r[0]) && len(w) > len(r[0]) {
+			cands = append(cands, w[:len(w)-len(r[0])]+r[1])
+		}
+	}
+	var out []string
+	for _, c := range cands {
+		if _, err := findLine(p.index, c); err == nil && !contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// endings are the regular inflections of each part: an ending, and what
+// replaces it in the base form.
+var endings = [numParts][][2]string{
+	noun: {{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"}},
+	verb: {{"s", ""}, {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}},
+	adj:  {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
+}
+
+// synsetData is one line of data.POS.
+type synsetData struct {
+	words    []string
+	pointers []pointer
+}
+
+// pointer is a relation from a synset (or one of its words) to another.
+type pointer struct {
+	symbol   string // "@" broader, "~" narrower, "+" derived, "&" similar, …
+	off      int64
+	part     partID
+	src, dst int // word numbers, 1-based; 0 and 0: the synsets as wholes
+}
+
+// from reports whether the pointer starts at lemma's word of ss (or at
+// ss as a whole).
+func (ptr pointer) from(ss *synsetData, lemma string) bool {
+	if ptr.src == 0 {
+		return true
+	}
+	return ptr.src <= len(ss.words) && strings.EqualFold(ss.words[ptr.src-1], lemma)
+}
+
+// to returns the words of target the pointer ends at.
+func (ptr pointer) to(target *synsetData) []string {
+	if ptr.dst == 0 || ptr.dst > len(target.words) {
+		return target.words
+	}
+	return target.words[ptr.dst-1 : ptr.dst]
+}
+
+var errMalformed = errors.New("thesaurus: malformed line")
+
+// synset reads the synset at off.
+func (p *part) synset(off int64) (*synsetData, error) {
+	line, err := readLine(p.data, off)
+	if err != nil {
+		return nil, err
+	}
+	if i := strings.IndexByte(line, '|'); i >= 0 {
+		line = line[:i] // the gloss
+	}
+	// synset_offset lex_filenum ss_type w_cnt word lex_id [word lex_id...] p_cnt [ptr...] [frames...]
+	f := strings.Fields(line)
+	if len(f) < 4 || f[0] != fmt.Sprintf("%08d", off) {
+		return nil, errMalformed
+	}
+	wc, err := strconv.ParseInt(f[3], 16, 32)
+	if err != nil || len(f) < 5+2*int(wc) {
+		return nil, errMalformed
+	}
+	ss := &synsetData{}
+	for i := range int(wc) {
+		w := f[4+2*i]
+		if j := strings.IndexByte(w, '('); j > 0 { // an adjective's marker: "galore(ip)"
+			w = w[:j]
+		}
+		ss.words = append(ss.words, w)
+	}
+	rest := f[4+2*wc:]
+	pc, err := strconv.Atoi(rest[0])
+	if err != nil || len(rest) < 1+4*pc {
+		return nil, errMalformed
+	}
+	for i := range pc {
+		q := rest[1+4*i : 5+4*i]
+		off, err1 := strconv.ParseInt(q[1], 10, 64)
+		st, err2 := strconv.ParseUint(q[3], 16, 16)
+		if err1 != nil || err2 != nil || len(q[3]) != 4 {
+			return nil, errMalformed
+		}
+		part, ok := partOf[q[2]]
+		if !ok { // an adverb's: not read
+			continue
+		}
+		ss.pointers = append(ss.pointers, pointer{symbol: q[0], off: off, part: part, src: int(st >> 8), dst: int(st & 0xff)})
+	}
+	return ss, nil
+}
+
+// errNotFound is findLine's answer for a key no line has.
+var errNotFound = errors.New("thesaurus: not found")
+
+// findLine returns the line of sorted file f whose first field is key,
+// by a binary search over byte offsets: the line read at offset p is the
+// first that starts at p or after, and the keys of those lines do not
+// decrease as p grows. WordNet's license lines start with a space, so
+// their key is "" and they sort first.
+func findLine(f *os.File, key string) (string, error) {
+	if key == "" || strings.ContainsAny(key, " \n") {
+		return "", errNotFound
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	lo, hi := int64(0), fi.Size()
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		_, line, err := lineFrom(f, mid)
+		if err != nil {
+			return "", err
+		}
+		if line != "" && lineKey(line) < key { // "" past the end
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	_, line, err := lineFrom(f, lo)
+	if err != nil {
+		return "", err
+	}
+	if line == "" || lineKey(line) != key {
+		return "", errNotFound
+	}
+	return line, nil
+}
+
+func lineKey(line string) string {
+	if i := strings.IndexByte(line, ' '); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// lineFrom returns the first line of f that starts at p or after, and
+// where it starts; "" past the last line.
+func lineFrom(f *os.File, p int64) (int64, string, error) {
+	if p > 0 {
+		// The line starts after the first newline at p-1 or after.
+		buf := make([]byte, 256)
+		for {
+			n, err := f.ReadAt(buf, p-1)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				p += int64(i)
+				break
+			}
+			if err == io.EOF {
+				return p, "", nil
+			} else if err != nil {
+				return 0, "", err
+			}
+			p += int64(n)
+		}
+	}
+	line, err := readLine(f, p)
+	return p, line, err
+}
+
+// readLine returns the line of f that starts at off, without its newline.
+func readLine(f *os.File, off int64) (string, error) {
+	var line []byte
+	buf := make([]byte, 1024)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return string(append(line, buf[:i]...)), nil
+		}
+		line = append(line, buf[:n]...)
+		if err == io.EOF {
+			return string(line), nil
+		} else if err != nil {
+			return "", err
+		}
+		off += int64(n)
+		if len(line) > 1<<20 {
+			return "", errMalformed
+		}
+	}
+}
