@@ -50,7 +50,7 @@ var (
 	mu     sync.Mutex
 	skips  = map[string][]string{}
 	whys   = map[string]string{} // by tool: where it was not found
-	report string // ReportEnv as the tests saw it
+	report string                // ReportEnv as the tests saw it
 )
 
 // Path returns the absolute path of tool found on PATH. When tool is
