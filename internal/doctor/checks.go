@@ -17,6 +17,7 @@ import (
 	"github.com/memoryd/memoryd/internal/index"
 	"github.com/memoryd/memoryd/internal/install"
 	"github.com/memoryd/memoryd/internal/secrets"
+	"github.com/memoryd/memoryd/internal/thesaurus"
 	"github.com/memoryd/memoryd/internal/watcher"
 )
 
@@ -293,4 +294,18 @@ func (d *doctor) lingerCheck() {
 		return
 	}
 	d.ok("lingering", "on")
+}
+
+// thesaurusCheck says whether search has WordNet to look for a word no
+// fact has by the words related to it; without it search matches words
+// alone, which is no problem.
+func (d *doctor) thesaurusCheck() {
+	t := thesaurus.Find()
+	if t == nil {
+		d.unused("thesaurus", "WordNet not found in $WNSEARCHDIR nor "+strings.Join(thesaurus.Dirs, ", ")+
+			": search matches a question's words alone (install it for \"herb\" to find \"coriander\": apt-get install wordnet-base, or brew install wordnet)")
+		return
+	}
+	defer t.Close()
+	d.ok("thesaurus", "WordNet in "+t.Dir()+": a word no fact has is looked for by its related words")
 }

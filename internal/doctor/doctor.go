@@ -96,6 +96,7 @@ func Run(ctx context.Context, o Options) []Finding {
 		d.files()
 		d.watchLimit()
 		d.openFiles()
+		d.thesaurusCheck()
 	}
 	d.service()
 	d.openCode()

@@ -11,6 +11,8 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/gitstore"
 	"github.com/memoryd/memoryd/internal/gittest"
+	"github.com/memoryd/memoryd/internal/needtool"
+	"github.com/memoryd/memoryd/internal/thesaurus"
 )
 
 func TestMain(m *testing.M) { gittest.Main(m) }
@@ -122,5 +124,34 @@ func TestConfigFileWithKeyReadableByOthers(t *testing.T) {
 	fs = Run(context.Background(), Options{Dir: dir, Config: cfg, ConfigPath: path, Provider: "none"})
 	if got := find(fs, "config file"); len(got) != 1 || got[0].Problem != "" {
 		t.Fatalf("after chmod 600: %+v", got)
+	}
+}
+
+// TestThesaurusCheck: WordNet found is said with its folder, not found is
+// "not used", never a problem.
+func TestThesaurusCheck(t *testing.T) {
+	if thesaurus.Find() == nil {
+		needtool.Missing(t, "WordNet", "not found", "apt-get install wordnet-base (.ci/run does)")
+	}
+	root := t.TempDir()
+	cfg := config.Default()
+	cfg.Extract.Enabled = false
+	run := func() Finding {
+		t.Helper()
+		got := find(Run(context.Background(), Options{Dir: root, Config: cfg, RepoErr: gitstore.ErrNoRepo, Provider: "none"}), "thesaurus")
+		if len(got) != 1 || got[0].Problem != "" {
+			t.Fatalf("thesaurus: %+v", got)
+		}
+		return got[0]
+	}
+	if f := run(); f.State() != "ok" || !strings.Contains(f.Note, "WordNet in /") {
+		t.Errorf("with WordNet: %+v", f)
+	}
+	saved := thesaurus.Dirs
+	defer func() { thesaurus.Dirs = saved }()
+	thesaurus.Dirs = nil
+	t.Setenv("WNSEARCHDIR", filepath.Join(root, "none"))
+	if f := run(); f.State() != "not used" || !strings.Contains(f.Note, "apt-get install wordnet-base") {
+		t.Errorf("without WordNet: %+v", f)
 	}
 }
