@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,7 @@ type recallVariant struct {
 // benchRecallVariants runs the recall benchmark (synonyms off, as its
 // headline) for each variant on both corpora at 1,000 and 10,000 facts,
 // and reports @1, @5, @10 and MRR of memoryd on all questions and of the
-// plain BM25 as the same run's baseline.
+// plain BM25 as the same run's baseline, and memoryd's latency.
 func benchRecallVariants(b *testing.B, variants []recallVariant) {
 	saved := synonyms
 	synonyms = map[string][]string{}
@@ -39,6 +40,10 @@ func benchRecallVariants(b *testing.B, variants []recallVariant) {
 					b.ReportMetric(m.mrr, "MRR")
 					b.ReportMetric(base.at[5], "bm25@5")
 					b.ReportMetric(base.mrr, "bm25-MRR")
+					lat := slices.Clone(r.latency)
+					slices.Sort(lat)
+					b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+					b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 				})
 			}
 		}
