@@ -75,9 +75,20 @@ func readerMetrics(b *testing.B, w *world, runs int, label string) {
 			b.Fatalf("recall %s found nothing:\n%s", label, out)
 		}
 	})
+	// A prompt of English words no fact has: each is looked for by its
+	// related words (WordNet), the most a recall reads of it.
+	related := medianStdin(b, w, runs, []string{"recall"}, func(i int) string {
+		return hookPayload(fmt.Sprintf("%s-related-%d", label, i), w.home,
+			fmt.Sprintf("which physician prescribed the pills, and did the herb garden or the airplane trip mention widget%d?", 5001+i*10))
+	}, func(out string) {
+		if !strings.Contains(out, "widget") {
+			b.Fatalf("recall %s found nothing:\n%s", label, out)
+		}
+	})
 	b.ReportMetric(version, label+"-version-ms")
 	b.ReportMetric(search-version, label+"-search-over-version-ms")
 	b.ReportMetric(recall-version, label+"-recall-over-version-ms")
+	b.ReportMetric(related-version, label+"-recall-related-over-version-ms")
 }
 
 // mcpMetrics reports one MCP server's memory_search p50 and p99 over its

@@ -21,9 +21,12 @@ import (
 // weight; a var so the recall benchmark can compare settings.
 var relatedWeight = 0.5
 
-// relatedBudget is the most synsets of the thesaurus one search reads
-// (a few microseconds each), for all its words together.
-const relatedBudget = 1500
+// The most synsets of the thesaurus (about a microsecond each) one search
+// reads for all its words together, and for one word.
+const (
+	relatedBudget  = 1000
+	relatedPerWord = 300
+)
 
 // thesaurusOf returns the thesaurus searches use, nil for none; a var so
 // tests can take it away.
@@ -38,7 +41,7 @@ func (x *Index) relatedAlts(ctx context.Context, conn *sql.Conn, v *view, w stri
 	if t == nil || relatedWeight <= 0 || *budget <= 0 {
 		return nil, false, nil
 	}
-	words, read := t.Related(w, *budget)
+	words, read := t.Related(w, min(*budget, relatedPerWord))
 	*budget -= read
 	if len(words) == 0 {
 		return nil, false, nil

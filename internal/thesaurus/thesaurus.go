@@ -128,38 +128,49 @@ func (t *Thesaurus) Related(w string, budget int) ([]string, int) {
 			}
 		}
 	}
-	// Breadth first: every sense's synonyms before any sense's narrower
-	// words, so that the budget goes to the nearest words.
+	// Breadth first within each sense, and the senses in turn: every
+	// sense's synonyms before any narrower word, and a sense with
+	// hundreds of narrower words ("herb", the plant) does not spend the
+	// budget before another's few ("herb", the seasoning) are read.
 	type todo struct {
 		s     sense
 		depth int
 	}
-	queue := make([]todo, 0, len(senses))
-	for _, s := range senses {
-		queue = append(queue, todo{s, 0})
+	queues := make([][]todo, len(senses))
+	for i, s := range senses {
+		queues[i] = []todo{{s, 0}}
 	}
 	read := 0
-	for ; len(queue) > 0 && read < budget && !c.full(); read++ {
-		d := queue[0]
-		queue = queue[1:]
-		ss, err := t.parts[d.s.part].synset(d.s.off)
-		if err != nil {
-			continue
-		}
-		for _, word := range ss.words {
-			c.add(word)
-		}
-		for _, ptr := range ss.pointers {
-			switch {
-			case d.depth == 0 && ptr.symbol == "+" && ptr.from(ss, d.s.lemma):
-				if pt := t.parts[ptr.part]; pt != nil {
-					if target, err := pt.synset(ptr.off); err == nil {
-						c.add(ptr.to(target)...)
+	for more := true; more && read < budget && !c.full(); {
+		more = false
+		for i := range queues {
+			if len(queues[i]) == 0 || read >= budget || c.full() {
+				continue
+			}
+			d := queues[i][0]
+			queues[i] = queues[i][1:]
+			more = more || len(queues[i]) > 0
+			read++
+			ss, err := t.parts[d.s.part].synset(d.s.off)
+			if err != nil {
+				continue
+			}
+			for _, word := range ss.words {
+				c.add(word)
+			}
+			for _, ptr := range ss.pointers {
+				switch {
+				case d.depth == 0 && ptr.symbol == "+" && ptr.from(ss, d.s.lemma):
+					if pt := t.parts[ptr.part]; pt != nil {
+						if target, err := pt.synset(ptr.off); err == nil {
+							c.add(ptr.to(target)...)
+						}
 					}
+				case d.depth < narrowerDepth(d.s.part) && (ptr.symbol == "~" || ptr.symbol == "~i") && ptr.part == d.s.part,
+					d.depth == 0 && d.s.part == adj && ptr.symbol == "&" && ptr.part == adj:
+					queues[i] = append(queues[i], todo{sense{part: ptr.part, off: ptr.off}, d.depth + 1})
+					more = true
 				}
-			case d.depth < narrowerDepth(d.s.part) && (ptr.symbol == "~" || ptr.symbol == "~i") && ptr.part == d.s.part,
-				d.depth == 0 && d.s.part == adj && ptr.symbol == "&" && ptr.part == adj:
-				queue = append(queue, todo{sense{part: ptr.part, off: ptr.off}, d.depth + 1})
 			}
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -32,34 +30,41 @@ var (
 	partOf = map[string]partID{"n": noun, "v": verb, "a": adj, "s": adj}
 )
 
-// part is the files of one part of speech.
+// part is the files of one part of speech, mapped into memory.
 type part struct {
 	id          partID
-	index, data *os.File
-	exc         *os.File // nil when missing
+	index, data []byte
+	exc         []byte // nil when missing
+	unmap       []func() error
 }
 
 func openPart(dir string, p partID) (*part, error) {
-	ip, dp, ep := partFiles(dir, p)
 	pt := &part{id: p}
-	var err error
-	if pt.index, err = os.Open(ip); err != nil {
-		return nil, err
+	ip, dp, ep := partFiles(dir, p)
+	for _, f := range []struct {
+		path     string
+		into     *[]byte
+		optional bool
+	}{{ip, &pt.index, false}, {dp, &pt.data, false}, {ep, &pt.exc, true}} {
+		b, unmap, err := mapFile(f.path)
+		if err != nil {
+			if f.optional {
+				continue
+			}
+			pt.close()
+			return nil, err
+		}
+		*f.into = b
+		pt.unmap = append(pt.unmap, unmap)
 	}
-	if pt.data, err = os.Open(dp); err != nil {
-		pt.index.Close()
-		return nil, err
-	}
-	pt.exc, _ = os.Open(ep)
 	return pt, nil
 }
 
 func (p *part) close() {
-	p.index.Close()
-	p.data.Close()
-	if p.exc != nil {
-		p.exc.Close()
+	for _, u := range p.unmap {
+		u()
 	}
+	p.unmap = nil
 }
 
 // lookup returns the synset offsets of lemma, most common sense first.
@@ -94,7 +99,7 @@ func (p *part) lookup(lemma string) ([]int64, error) {
 // (WordNet's "morphy").
 func (p *part) bases(w string) []string {
 	var cands []string
-	if p.exc != nil {
+	if len(p.exc) > 0 {
 		if line, err := findLine(p.exc, w); err == nil {
 			cands = append(cands, strings.Fields(line)[1:]...)
 		}
@@ -166,10 +171,10 @@ var errMalformed = errors.New("thesaurus: malformed line")
 
 // synset reads the synset at off.
 func (p *part) synset(off int64) (*synsetData, error) {
-	line, err := readLine(p.data, off)
-	if err != nil {
-		return nil, err
+	if off < 0 || off > int64(len(p.data)) {
+		return nil, errMalformed
 	}
+	line := string(readLine(p.data, int(off)))
 	if i := strings.IndexByte(line, '|'); i >= 0 {
 		line = line[:i] // the gloss
 	}
@@ -214,91 +219,59 @@ func (p *part) synset(off int64) (*synsetData, error) {
 // errNotFound is findLine's answer for a key no line has.
 var errNotFound = errors.New("thesaurus: not found")
 
-// findLine returns the line of sorted file f whose first field is key,
-// by a binary search over byte offsets: the line read at offset p is the
+// findLine returns the line of sorted file b whose first field is key, by
+// a binary search over byte offsets: the line probed at offset p is the
 // first that starts at p or after, and the keys of those lines do not
 // decrease as p grows. WordNet's license lines start with a space, so
 // their key is "" and they sort first.
-func findLine(f *os.File, key string) (string, error) {
+func findLine(b []byte, key string) (string, error) {
 	if key == "" || strings.ContainsAny(key, " \n") {
 		return "", errNotFound
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	lo, hi := int64(0), fi.Size()
+	lo, hi := 0, len(b)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		_, line, err := lineFrom(f, mid)
-		if err != nil {
-			return "", err
-		}
-		if line != "" && lineKey(line) < key { // "" past the end
+		if line := lineFrom(b, mid); len(line) > 0 && lineKey(line) < key {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	_, line, err := lineFrom(f, lo)
-	if err != nil {
-		return "", err
-	}
-	if line == "" || lineKey(line) != key {
+	line := lineFrom(b, lo)
+	if len(line) == 0 || lineKey(line) != key {
 		return "", errNotFound
 	}
-	return line, nil
+	return string(line), nil
 }
 
-func lineKey(line string) string {
-	if i := strings.IndexByte(line, ' '); i >= 0 {
-		return line[:i]
+func lineKey(line []byte) string {
+	if i := bytes.IndexByte(line, ' '); i >= 0 {
+		return string(line[:i])
+	}
+	return string(line)
+}
+
+// lineFrom returns the first line of b that starts at p or after, without
+// its newline; empty past the last line.
+func lineFrom(b []byte, p int) []byte {
+	if p > 0 {
+		i := bytes.IndexByte(b[p-1:], '\n')
+		if i < 0 {
+			return nil
+		}
+		p += i
+	}
+	return readLine(b, p)
+}
+
+// readLine returns the line of b that starts at off, without its newline.
+func readLine(b []byte, off int) []byte {
+	if off < 0 || off >= len(b) {
+		return nil
+	}
+	line := b[off:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
 	}
 	return line
-}
-
-// lineFrom returns the first line of f that starts at p or after, and
-// where it starts; "" past the last line.
-func lineFrom(f *os.File, p int64) (int64, string, error) {
-	if p > 0 {
-		// The line starts after the first newline at p-1 or after.
-		buf := make([]byte, 256)
-		for {
-			n, err := f.ReadAt(buf, p-1)
-			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-				p += int64(i)
-				break
-			}
-			if err == io.EOF {
-				return p, "", nil
-			} else if err != nil {
-				return 0, "", err
-			}
-			p += int64(n)
-		}
-	}
-	line, err := readLine(f, p)
-	return p, line, err
-}
-
-// readLine returns the line of f that starts at off, without its newline.
-func readLine(f *os.File, off int64) (string, error) {
-	var line []byte
-	buf := make([]byte, 1024)
-	for {
-		n, err := f.ReadAt(buf, off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return string(append(line, buf[:i]...)), nil
-		}
-		line = append(line, buf[:n]...)
-		if err == io.EOF {
-			return string(line), nil
-		} else if err != nil {
-			return "", err
-		}
-		off += int64(n)
-		if len(line) > 1<<20 {
-			return "", errMalformed
-		}
-	}
 }
