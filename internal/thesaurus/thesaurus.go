@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // maxWords is the most words Related returns.
@@ -50,13 +51,24 @@ func Find() *Thesaurus {
 }
 
 var (
-	defaultOnce sync.Once
-	defaultT    *Thesaurus
+	defaultMu     sync.Mutex
+	defaultT      *Thesaurus
+	defaultLooked time.Time // when Find last found none
 )
 
-// Default is Find's answer, looked for once a process.
+// retryAfter is how long Default goes on answering nil before it looks
+// again, so that a daemon finds WordNet installed after it started.
+const retryAfter = time.Minute
+
+// Default is Find's answer, kept for the process once found.
 func Default() *Thesaurus {
-	defaultOnce.Do(func() { defaultT = Find() })
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultT == nil && (defaultLooked.IsZero() || time.Since(defaultLooked) >= retryAfter) {
+		if defaultT = Find(); defaultT == nil {
+			defaultLooked = time.Now()
+		}
+	}
 	return defaultT
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memoryd/memoryd/internal/needtool"
 )
@@ -258,4 +259,39 @@ func TestSystemWordNet(t *testing.T) {
 	if th.Knows("dployment") || !th.Knows("eaten") {
 		t.Error("Knows: want eaten known, dployment not")
 	}
+}
+
+// TestDefaultLooksAgain: a process that found no WordNet finds one
+// installed later, once retryAfter has passed, and keeps it.
+func TestDefaultLooksAgain(t *testing.T) {
+	savedDirs, savedT, savedLooked := Dirs, defaultT, defaultLooked
+	defer func() { Dirs, defaultT, defaultLooked = savedDirs, savedT, savedLooked }()
+	dir := t.TempDir()
+	Dirs, defaultT, defaultLooked = nil, nil, time.Time{}
+	t.Setenv("WNSEARCHDIR", dir)
+	if Default() != nil {
+		t.Fatal("Default found a database in an empty folder")
+	}
+	src := testDB(t).Dir()
+	for _, name := range []string{"index.noun", "data.noun"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if Default() != nil {
+		t.Fatal("Default looked again before retryAfter")
+	}
+	defaultLooked = defaultLooked.Add(-retryAfter)
+	th := Default()
+	if th == nil || th.Dir() != dir {
+		t.Fatalf("Default after retryAfter = %v, want the database in %s", th, dir)
+	}
+	if got, _ := th.Related("herb", 10); !slices.Contains(got, "coriander") {
+		t.Errorf("Related(herb) = %q", got)
+	}
+	th.Close()
 }
