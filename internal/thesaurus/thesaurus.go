@@ -1,6 +1,6 @@
 // Package thesaurus reads the words related to an English word from a
 // WordNet database installed on the system (Debian's wordnet-base,
-// Homebrew's wordnet): its synonyms, the narrower words of a noun or a
+// Homebrew's wordnet, WordNet 3.0 or 3.1): its synonyms, the narrower words of a noun or a
 // verb ("herb" → "coriander", "basil"), the words derived from it and the
 // adjectives close to it. Search uses them for a query word no fact has,
 // so that "which herb does Ana refuse to eat?" finds "Ana hates coriander"
@@ -31,8 +31,9 @@ type Thesaurus struct {
 }
 
 // Dirs are the folders Find looks in after $WNSEARCHDIR (WordNet's own
-// variable): where Debian, Homebrew and a source build put the database.
-var Dirs = []string{"/usr/share/wordnet", "/opt/homebrew/share/wordnet", "/usr/local/share/wordnet",
+// variable): where Debian's wordnet-base, Homebrew's wordnet (Apple
+// silicon, Intel) and WordNet's own build put the database.
+var Dirs = []string{"/usr/share/wordnet", "/opt/homebrew/opt/wordnet/dict", "/usr/local/opt/wordnet/dict",
 	"/usr/local/WordNet-3.0/dict"}
 
 // Find opens the first WordNet database of $WNSEARCHDIR and Dirs; nil
