@@ -125,7 +125,34 @@ func (t *Thesaurus) Knows(w string) bool {
 // budget synsets (a few microseconds each), and returns how many it read.
 func (t *Thesaurus) Related(w string, budget int) ([]string, int) {
 	c := collector{seen: map[string]bool{w: true}}
-	var senses []sense
+	// Breadth first within each sense, and the senses in turn: every
+	// sense's synonyms before any narrower word, and a sense with
+	// hundreds of narrower words ("herb", the plant) does not spend the
+	// budget before another's few ("herb", the seasoning) are read.
+	var queues [][]todo
+	for _, s := range t.senses(w, &c) {
+		queues = append(queues, []todo{{s, 0}})
+	}
+	read := 0
+	for more := true; more && read < budget && !c.full(); {
+		more = false
+		for i := range queues {
+			if len(queues[i]) == 0 || read >= budget || c.full() {
+				continue
+			}
+			next, n := t.visit(queues[i][0], &c)
+			queues[i] = append(queues[i][1:], next...)
+			read += n
+			more = more || len(queues[i]) > 0
+		}
+	}
+	return c.words, read
+}
+
+// senses returns the senses of w's base forms, most common first within
+// each part of speech, and adds the base forms to c.
+func (t *Thesaurus) senses(w string, c *collector) []sense {
+	var out []sense
 	for p, pt := range t.parts {
 		if pt == nil {
 			continue
@@ -137,57 +164,44 @@ func (t *Thesaurus) Related(w string, budget int) ([]string, int) {
 				continue
 			}
 			for _, off := range offs {
-				senses = append(senses, sense{part: partID(p), off: off, lemma: base})
+				out = append(out, sense{part: partID(p), off: off, lemma: base})
 			}
 		}
 	}
-	// Breadth first within each sense, and the senses in turn: every
-	// sense's synonyms before any narrower word, and a sense with
-	// hundreds of narrower words ("herb", the plant) does not spend the
-	// budget before another's few ("herb", the seasoning) are read.
-	type todo struct {
-		s     sense
-		depth int
+	return out
+}
+
+// todo is a synset to read: a sense of the word, or one reached from it.
+type todo struct {
+	s     sense
+	depth int // 0 for the sense itself
+}
+
+// visit reads d's synset, adds its words to c (and, for a sense of the
+// word itself, the words derived from the word), and returns the synsets
+// to read after it and how many it read.
+func (t *Thesaurus) visit(d todo, c *collector) (next []todo, read int) {
+	ss, err := t.parts[d.s.part].synset(d.s.off)
+	read++
+	if err != nil {
+		return nil, read
 	}
-	queues := make([][]todo, len(senses))
-	for i, s := range senses {
-		queues[i] = []todo{{s, 0}}
-	}
-	read := 0
-	for more := true; more && read < budget && !c.full(); {
-		more = false
-		for i := range queues {
-			if len(queues[i]) == 0 || read >= budget || c.full() {
-				continue
-			}
-			d := queues[i][0]
-			queues[i] = queues[i][1:]
-			more = more || len(queues[i]) > 0
-			read++
-			ss, err := t.parts[d.s.part].synset(d.s.off)
-			if err != nil {
-				continue
-			}
-			for _, word := range ss.words {
-				c.add(word)
-			}
-			for _, ptr := range ss.pointers {
-				switch {
-				case d.depth == 0 && ptr.symbol == "+" && ptr.from(ss, d.s.lemma):
-					if pt := t.parts[ptr.part]; pt != nil {
-						if target, err := pt.synset(ptr.off); err == nil {
-							c.add(ptr.to(target)...)
-						}
-					}
-				case d.depth < narrowerDepth(d.s.part) && (ptr.symbol == "~" || ptr.symbol == "~i") && ptr.part == d.s.part,
-					d.depth == 0 && d.s.part == adj && ptr.symbol == "&" && ptr.part == adj:
-					queues[i] = append(queues[i], todo{sense{part: ptr.part, off: ptr.off}, d.depth + 1})
-					more = true
+	c.add(ss.words...)
+	for _, ptr := range ss.pointers {
+		switch {
+		case d.depth == 0 && ptr.symbol == "+" && ptr.from(ss, d.s.lemma):
+			if pt := t.parts[ptr.part]; pt != nil {
+				read++
+				if target, err := pt.synset(ptr.off); err == nil {
+					c.add(ptr.to(target)...)
 				}
 			}
+		case d.depth < narrowerDepth(d.s.part) && (ptr.symbol == "~" || ptr.symbol == "~i") && ptr.part == d.s.part,
+			d.depth == 0 && d.s.part == adj && ptr.symbol == "&" && ptr.part == adj:
+			next = append(next, todo{sense{part: ptr.part, off: ptr.off}, d.depth + 1})
 		}
 	}
-	return c.words, read
+	return next, read
 }
 
 // narrowerDepth is how many levels of narrower words a part of speech
