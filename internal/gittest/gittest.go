@@ -10,17 +10,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
-// Main isolates git for the whole test binary, runs the tests and exits.
-// Call it from TestMain.
+// Main isolates git for the whole test binary, runs the tests (through
+// needtool.Run, which reports the tests skipped for a missing tool) and
+// exits. Call it from TestMain.
 func Main(m *testing.M) {
 	cleanup, err := Isolate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := needtool.Run(m)
 	cleanup()
 	os.Exit(code)
 }

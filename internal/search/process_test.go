@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memoryd/memoryd/internal/index"
+	"github.com/memoryd/memoryd/internal/needtool"
 )
 
 // Environment of a child process started by these tests.
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	if n := os.Getenv(childEnv); n != "" {
 		os.Exit(child(n))
 	}
-	code := m.Run()
+	code := needtool.Run(m)
 	for _, f := range afterTests {
 		f()
 	}

@@ -21,14 +21,23 @@ import (
 // the developer corpus's questions, so its figures say little about
 // questions nobody wrote it for (TestRecallWithSynonyms has them with it).
 // memoryd searches with the system's thesaurus (WordNet, related.go),
-// which it needs: BenchmarkRecallThesaurus has the figures without it. It
+// which it needs for everyday @5 at 10,000 facts; BenchmarkRecallThesaurus
+// has the figures without it. It
 // logs recall@1/5/10 and MRR of both rankers and memoryd's latency; it
 // fails when memoryd is below the baseline at @5, @10 or in MRR. The
 // figures in docs/PERFORMANCE.md come from
 //
 //	go test -run 'TestRecall$' -v -count=1 ./internal/search/
 func TestRecall(t *testing.T) {
-	needThesaurus(t)
+	// Without WordNet the benchmark still runs, less the check that
+	// needs it (everyday @5 at 10,000 facts), and the test ends skipped:
+	// failed, in CI.
+	wordNet := thesaurusOf() != nil
+	defer func() {
+		if !wordNet && !t.Failed() {
+			needThesaurus(t)
+		}
+	}()
 	saved := synonyms
 	synonyms = map[string][]string{}
 	defer func() { synonyms = saved }()
@@ -41,7 +50,7 @@ func TestRecall(t *testing.T) {
 				}
 				for _, kind := range []string{"all", "paraphrased"} {
 					m, b := r.memoryd[kind], r.baseline[kind]
-					if m.at[10] < b.at[10] || m.mrr < b.mrr || m.at[5] < b.at[5] {
+					if m.at[10] < b.at[10] || m.mrr < b.mrr || m.at[5] < b.at[5] && (wordNet || c.name == "developer") {
 						t.Errorf("%s corpus, %d facts, %s questions: memoryd @5 %.3f @10 %.3f MRR %.3f, below BM25's @5 %.3f @10 %.3f MRR %.3f",
 							c.name, n, kind, m.at[5], m.at[10], m.mrr, b.at[5], b.at[10], b.mrr)
 					}
