@@ -12,6 +12,7 @@ import (
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/logfile"
 	"github.com/memoryd/memoryd/internal/plain"
+	"github.com/memoryd/memoryd/internal/thesaurus"
 )
 
 // Exit statuses.
@@ -105,7 +106,9 @@ func readConfig(e env, g globalFlags) (config.Config, string, error) {
 	return cfg, path, nil
 }
 
-// loadConfig is readConfig, then Validate.
+// loadConfig is readConfig, then Validate; a valid configuration's
+// search.thesaurus is what this process's searches use (it is one for the
+// process, as the configuration is).
 func loadConfig(e env, g globalFlags) (config.Config, string, error) {
 	cfg, path, err := readConfig(e, g)
 	if err != nil {
@@ -114,6 +117,7 @@ func loadConfig(e env, g globalFlags) (config.Config, string, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, path, configError{err}
 	}
+	thesaurus.Configure(cfg.Search.Thesaurus)
 	return cfg, path, nil
 }
 

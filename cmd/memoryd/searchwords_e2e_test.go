@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/needtool"
+	"github.com/memoryd/memoryd/internal/thesaurus"
 )
 
 // TestSearchTypo: `memoryd search dployment` finds the fact about
@@ -41,5 +44,26 @@ func TestMCPSearchPhrasings(t *testing.T) {
 	out, isErr = callTool(t, cs, "memory_search", map[string]any{"queries": []string{first, "staging host"}})
 	if isErr || !strings.Contains(out, "project-stg-box.md") || !strings.Contains(out, "project-prod-deploys.md") {
 		t.Fatalf("memory_search queries: error=%v, want both facts\n%s", isErr, out)
+	}
+}
+
+// TestSearchThesaurus: with WordNet, `memoryd search` finds a fact by a
+// word related to the question's ("herb" → coriander), and says so under
+// --explain; search.thesaurus off (MEMORY_THESAURUS) turns that off.
+func TestSearchThesaurus(t *testing.T) {
+	if thesaurus.Find() == nil {
+		needtool.Missing(t, "WordNet", "not found", "apt-get install wordnet-base (.ci/run does)")
+	}
+	w := newWorld(t)
+	addFact(t, w, "user", "ana-coriander", "Ana hates coriander", "Ana can't stand coriander; it tastes like soap to her.")
+	addFact(t, w, "user", "ana-job", "Ana works as a nurse", "Ana is a nurse at the Leeds hospital.")
+	q := "which herb does Ana refuse to eat"
+	out, code := w.runCmd(nil, "search", "--explain", q)
+	if code != 0 || !strings.HasPrefix(out, "user-ana-coriander.md") || !strings.Contains(out, "related coriander") {
+		t.Fatalf("search %q: exit %d, want the coriander fact first, by a related word\n%s", q, code, out)
+	}
+	out, code = w.runCmd([]string{"MEMORY_THESAURUS=off"}, "search", "--explain", q)
+	if code != 0 || strings.Contains(out, "related") {
+		t.Fatalf("search %q with MEMORY_THESAURUS=off: exit %d, want no related match\n%s", q, code, out)
 	}
 }

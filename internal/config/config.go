@@ -24,6 +24,7 @@ type Config struct {
 	Compact   Compact `yaml:"compact"`
 	LLM       LLM     `yaml:"llm"`
 	Embed     Embed   `yaml:"embed"`
+	Search    Search  `yaml:"search"`
 	Recall    Recall  `yaml:"recall"`
 	Review    Review  `yaml:"review"`
 	Sync      Sync    `yaml:"sync"`
@@ -145,6 +146,15 @@ type Embed struct {
 	// "zscore" (weighted z-scores of the two scores, the default) or "rrf"
 	// (reciprocal rank fusion). MEMORY_EMBED_FUSION.
 	Fusion string `yaml:"fusion"`
+}
+
+// Search configures search's ranking by words.
+type Search struct {
+	// Thesaurus is the WordNet database whose related words a query word
+	// that no fact has is looked for by: "" looks in $WNSEARCHDIR and
+	// where Debian and Homebrew install it, "off" uses none, anything
+	// else is the folder holding WordNet's index.noun. MEMORY_THESAURUS.
+	Thesaurus string `yaml:"thesaurus"`
 }
 
 // Recall configures `memoryd recall`, the per-prompt hook that adds the few

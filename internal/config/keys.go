@@ -55,6 +55,7 @@ var fields = []field{
 	{key: "embed.api_key", env: "MEMORY_EMBED_API_KEY", secret: true, ptr: func(c *Config) any { return &c.Embed.APIKey }},
 	{key: "embed.timeout", env: "MEMORY_EMBED_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Embed.Timeout }},
 	{key: "embed.fusion", env: "MEMORY_EMBED_FUSION", ptr: func(c *Config) any { return &c.Embed.Fusion }},
+	{key: "search.thesaurus", env: "MEMORY_THESAURUS", path: true, ptr: func(c *Config) any { return &c.Search.Thesaurus }},
 	{key: "recall.max_bytes", env: "MEMORY_RECALL_MAX_BYTES", ptr: func(c *Config) any { return &c.Recall.MaxBytes }},
 	{key: "recall.timeout", env: "MEMORY_RECALL_TIMEOUT_MS", ptr: func(c *Config) any { return &c.Recall.Timeout }},
 	{key: "review.unused_after", env: "MEMORY_REVIEW_UNUSED_AFTER", ptr: func(c *Config) any { return &c.Review.UnusedAfter }},

@@ -297,10 +297,26 @@ func (d *doctor) lingerCheck() {
 }
 
 // thesaurusCheck says whether search has WordNet to look for a word no
-// fact has by the words related to it; without it search matches words
-// alone, which is no problem.
+// fact has by the words related to it (search.thesaurus). Without it
+// search matches words alone, which is no problem unless the
+// configuration names a folder that does not hold it.
 func (d *doctor) thesaurusCheck() {
-	t := thesaurus.Find()
+	setting := d.o.Config.Search.Thesaurus
+	var t *thesaurus.Thesaurus
+	switch setting {
+	case thesaurus.Off:
+		d.unused("thesaurus", "off (search.thesaurus): search matches a question's words alone")
+		return
+	case "":
+		t = thesaurus.Find()
+	default:
+		var err error
+		if t, err = thesaurus.Open(setting); err != nil {
+			d.bad("thesaurus", "search.thesaurus is "+setting+", which holds no WordNet database: "+err.Error(),
+				"point search.thesaurus at the folder holding WordNet's index.noun, or set it to off")
+			return
+		}
+	}
 	if t == nil {
 		d.unused("thesaurus", "WordNet not found in $WNSEARCHDIR nor "+strings.Join(thesaurus.Dirs, ", ")+
 			": search matches a question's words alone (install it for \"herb\" to find \"coriander\": apt-get install wordnet-base, or brew install wordnet)")

@@ -130,9 +130,12 @@ func TestConfigFileWithKeyReadableByOthers(t *testing.T) {
 // TestThesaurusCheck: WordNet found is said with its folder, not found is
 // "not used", never a problem.
 func TestThesaurusCheck(t *testing.T) {
-	if thesaurus.Find() == nil {
+	sys := thesaurus.Find()
+	if sys == nil {
 		needtool.Missing(t, "WordNet", "not found", "apt-get install wordnet-base (.ci/run does)")
 	}
+	sys.Close()
+	sysDir := sys.Dir()
 	root := t.TempDir()
 	cfg := config.Default()
 	cfg.Extract.Enabled = false
@@ -144,7 +147,7 @@ func TestThesaurusCheck(t *testing.T) {
 		}
 		return got[0]
 	}
-	if f := run(); f.State() != "ok" || !strings.Contains(f.Note, "WordNet in /") {
+	if f := run(); f.State() != "ok" || !strings.Contains(f.Note, "WordNet in "+sysDir) {
 		t.Errorf("with WordNet: %+v", f)
 	}
 	saved := thesaurus.Dirs
@@ -153,5 +156,18 @@ func TestThesaurusCheck(t *testing.T) {
 	t.Setenv("WNSEARCHDIR", filepath.Join(root, "none"))
 	if f := run(); f.State() != "not used" || !strings.Contains(f.Note, "apt-get install wordnet-base") {
 		t.Errorf("without WordNet: %+v", f)
+	}
+	cfg.Search.Thesaurus = "off"
+	if f := run(); f.State() != "not used" || !strings.Contains(f.Note, "off (search.thesaurus)") {
+		t.Errorf("search.thesaurus off: %+v", f)
+	}
+	cfg.Search.Thesaurus = sysDir
+	if f := run(); f.State() != "ok" || !strings.Contains(f.Note, "WordNet in "+sysDir) {
+		t.Errorf("search.thesaurus %s: %+v", sysDir, f)
+	}
+	cfg.Search.Thesaurus = root
+	got := find(Run(context.Background(), Options{Dir: root, Config: cfg, RepoErr: gitstore.ErrNoRepo, Provider: "none"}), "thesaurus")
+	if len(got) != 1 || !strings.Contains(got[0].Problem, "holds no WordNet database") || !strings.Contains(got[0].Fix, "search.thesaurus") {
+		t.Errorf("search.thesaurus a folder without WordNet: %+v", got)
 	}
 }

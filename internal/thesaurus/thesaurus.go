@@ -51,24 +51,49 @@ func Find() *Thesaurus {
 	return nil
 }
 
+// Off is the setting (Configure) that uses no thesaurus.
+const Off = "off"
+
 var (
-	defaultMu     sync.Mutex
-	defaultT      *Thesaurus
-	defaultLooked time.Time // when Find last found none
+	defaultMu      sync.Mutex
+	defaultSetting string // see Configure
+	defaultT       *Thesaurus
+	defaultLooked  time.Time // when the last look found none
 )
 
 // retryAfter is how long Default goes on answering nil before it looks
 // again, so that a daemon finds WordNet installed after it started.
 const retryAfter = time.Minute
 
-// Default is Find's answer, kept for the process once found.
+// Configure sets what Default answers from: "" (Find's folders), Off (no
+// thesaurus), or a folder (that database alone); the configuration's
+// search.thesaurus. A change forgets the database Default had (and leaves
+// it open: a search may still be reading it).
+func Configure(setting string) {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if setting == defaultSetting {
+		return
+	}
+	defaultSetting, defaultT, defaultLooked = setting, nil, time.Time{}
+}
+
+// Default is the thesaurus the process searches with, as Configure set
+// it: nil for none. Once found it is kept; while none is found it is
+// looked for again every retryAfter.
 func Default() *Thesaurus {
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
-	if defaultT == nil && (defaultLooked.IsZero() || time.Since(defaultLooked) >= retryAfter) {
-		if defaultT = Find(); defaultT == nil {
-			defaultLooked = time.Now()
-		}
+	if defaultT != nil || defaultSetting == Off || !defaultLooked.IsZero() && time.Since(defaultLooked) < retryAfter {
+		return defaultT
+	}
+	if defaultSetting == "" {
+		defaultT = Find()
+	} else {
+		defaultT, _ = Open(defaultSetting)
+	}
+	if defaultT == nil {
+		defaultLooked = time.Now()
 	}
 	return defaultT
 }

@@ -264,8 +264,9 @@ func TestSystemWordNet(t *testing.T) {
 // TestDefaultLooksAgain: a process that found no WordNet finds one
 // installed later, once retryAfter has passed, and keeps it.
 func TestDefaultLooksAgain(t *testing.T) {
-	savedDirs, savedT, savedLooked := Dirs, defaultT, defaultLooked
-	defer func() { Dirs, defaultT, defaultLooked = savedDirs, savedT, savedLooked }()
+	savedDirs, savedT, savedLooked, savedSetting := Dirs, defaultT, defaultLooked, defaultSetting
+	defer func() { Dirs, defaultT, defaultLooked, defaultSetting = savedDirs, savedT, savedLooked, savedSetting }()
+	defaultSetting = ""
 	dir := t.TempDir()
 	Dirs, defaultT, defaultLooked = nil, nil, time.Time{}
 	t.Setenv("WNSEARCHDIR", dir)
@@ -294,4 +295,30 @@ func TestDefaultLooksAgain(t *testing.T) {
 		t.Errorf("Related(herb) = %q", got)
 	}
 	th.Close()
+}
+
+// TestConfigure: Off uses no thesaurus even where one is installed, a
+// folder that one alone, "" the usual folders.
+func TestConfigure(t *testing.T) {
+	savedDirs, savedT, savedLooked, savedSetting := Dirs, defaultT, defaultLooked, defaultSetting
+	defer func() { Dirs, defaultT, defaultLooked, defaultSetting = savedDirs, savedT, savedLooked, savedSetting }()
+	db := testDB(t).Dir()
+	t.Setenv("WNSEARCHDIR", db)
+	Configure("")
+	if th := Default(); th == nil || th.Dir() != db {
+		t.Fatalf("Configure(\"\"): Default() = %v, want the database of $WNSEARCHDIR", th)
+	}
+	Configure(Off)
+	if th := Default(); th != nil {
+		t.Errorf("Configure(Off): Default() = %s, want none", th.Dir())
+	}
+	other := t.TempDir()
+	Configure(other)
+	if th := Default(); th != nil {
+		t.Errorf("Configure(%s), a folder without WordNet: Default() = %s, want none", other, th.Dir())
+	}
+	Configure(db)
+	if th := Default(); th == nil || th.Dir() != db {
+		t.Errorf("Configure(%s): Default() = %v", db, th)
+	}
 }
