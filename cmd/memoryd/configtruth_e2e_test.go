@@ -5,18 +5,26 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/memoryd/memoryd/internal/thesaurus"
 )
 
 // TestConfigSaysWhatIsInEffect: with llm.provider not set and opencode on
 // PATH, `memoryd config` says that opencode is the provider and why, and
 // that the jobs use OpenCode's own model, not the built-in default of
-// another provider; with opencode gone, that the provider is none.
+// another provider, and which WordNet search uses; with opencode gone,
+// that the provider is none.
 func TestConfigSaysWhatIsInEffect(t *testing.T) {
 	w := newWorld(t)
 	bin, _ := fakeListingOpenCode(t, w)
 	env := []string{"MEMORY_LLM_PROVIDER=", "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
 	out, _, code := w.runCmd2(env, "config")
-	for _, want := range []string{"→ opencode: llm.provider is not set and opencode is on PATH", "→ acme/small: extract.model is not set"} {
+	wordNet := "→ off: search.thesaurus is not set and WordNet is not in"
+	if th := thesaurus.Find(); th != nil {
+		wordNet = "→ " + th.Dir() + ": search.thesaurus is not set: WordNet is there"
+		th.Close()
+	}
+	for _, want := range []string{"→ opencode: llm.provider is not set and opencode is on PATH", "→ acme/small: extract.model is not set", wordNet} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("config (exit %d) lacks %q:\n%s", code, want, out)
 		}

@@ -2,15 +2,18 @@ package doctor
 
 import (
 	"context"
+	"strings"
 
 	"github.com/memoryd/memoryd/internal/config"
 	"github.com/memoryd/memoryd/internal/llm"
+	"github.com/memoryd/memoryd/internal/thesaurus"
 )
 
 // ExplainEffective fills Effective and Because for the settings of
 // `memoryd config` whose value in effect is resolved at run time:
-// llm.provider when it is not set, and the models when the opencode
-// provider uses OpenCode's own (asked with ModelCheckTimeout).
+// llm.provider when it is not set, the models when the opencode provider
+// uses OpenCode's own (asked with ModelCheckTimeout), and
+// search.thesaurus when it is not set (the WordNet found, or off).
 func ExplainEffective(ctx context.Context, cfg config.Config, settings []config.ReportSetting) {
 	provider, because := llm.EffectiveProvider(cfg.LLM.Provider)
 	model := ""
@@ -27,6 +30,10 @@ func ExplainEffective(ctx context.Context, cfg config.Config, settings []config.
 				continue
 			}
 			model = explainOpenCodeModel(ctx, cfg, s)
+		case "search.thesaurus":
+			if cfg.Search.Thesaurus == "" {
+				s.Effective, s.Because = effectiveThesaurus()
+			}
 		case "compact.model":
 			if s.Origin == "default" && model != "" && model != cfg.Compact.Model {
 				s.Effective, s.Because = model, "compact.model is not set: the extract model"
@@ -51,4 +58,15 @@ func explainOpenCodeModel(ctx context.Context, cfg config.Config, s *config.Repo
 	}
 	s.Effective, s.Because = m, "extract.model is not set: the opencode provider uses OpenCode's own small_model (else its model)"
 	return m
+}
+
+// effectiveThesaurus is the WordNet folder search uses when
+// search.thesaurus is not set, and why.
+func effectiveThesaurus() (string, string) {
+	t := thesaurus.Find()
+	if t == nil {
+		return thesaurus.Off, "search.thesaurus is not set and WordNet is not in $WNSEARCHDIR nor " + strings.Join(thesaurus.Dirs, ", ")
+	}
+	defer t.Close()
+	return t.Dir(), "search.thesaurus is not set: WordNet is there"
 }
