@@ -125,6 +125,20 @@ func (ck *checker) skipped(op Op, why string) {
 	ck.log.Warn("op skipped", "op", clip(op.String(), 200), "reason", why)
 }
 
+// files checks each of p's files (file) into p.mems; false, with p.skip
+// saying why, at the first that cannot be used.
+func (ck *checker) files(p *planned, b *batch, write bool, protected map[string]bool) bool {
+	for _, f := range p.Files {
+		m, why := ck.file(f, b, write, protected)
+		if why != "" {
+			p.skip = why
+			return false
+		}
+		p.mems = append(p.mems, m)
+	}
+	return true
+}
+
 // file checks one file an op names. write means the op changes or removes it.
 func (ck *checker) file(name string, b *batch, write bool, protected map[string]bool) (*index.Memory, string) {
 	if why := unsafeName(name); why != "" {
@@ -187,13 +201,8 @@ func (ck *checker) flag(op Op, b *batch) *planned {
 		p.skip = "flag names no files"
 		return p
 	}
-	for _, f := range p.Files {
-		m, why := ck.file(f, b, false, nil)
-		if why != "" {
-			p.skip = why
-			return p
-		}
-		p.mems = append(p.mems, m)
+	if !ck.files(p, b, false, nil) {
+		return p
 	}
 	if p.Note = strings.TrimSpace(op.Note); p.Note == "" {
 		p.Note = strings.TrimSpace(op.Reason)

@@ -39,13 +39,8 @@ func (ck *checker) merge(op Op, b *batch, protected map[string]bool) *planned {
 		p.skip = "a merge needs at least two different files"
 		return p
 	}
-	for _, f := range p.Files {
-		m, why := ck.file(f, b, true, protected)
-		if why != "" {
-			p.skip = why
-			return p
-		}
-		p.mems = append(p.mems, m)
+	if !ck.files(p, b, true, protected) {
+		return p
 	}
 	for _, m := range p.mems[1:] {
 		if m.Scope() != p.mems[0].Scope() {
