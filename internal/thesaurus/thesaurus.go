@@ -182,14 +182,14 @@ func (t *Thesaurus) senses(w string, c *collector) []sense {
 		if pt == nil {
 			continue
 		}
-		for _, base := range pt.bases(w) {
-			c.add(base)
-			offs, err := pt.lookup(base)
+		for _, b := range pt.bases(w) {
+			c.add(b.lemma)
+			offs, err := offsets(b.line)
 			if err != nil {
 				continue
 			}
 			for _, off := range offs {
-				out = append(out, sense{part: partID(p), off: off, lemma: base})
+				out = append(out, sense{part: partID(p), off: off, lemma: b.lemma})
 			}
 		}
 	}

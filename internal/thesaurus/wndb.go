@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,12 +68,9 @@ func (p *part) close() {
 	p.unmap = nil
 }
 
-// lookup returns the synset offsets of lemma, most common sense first.
-func (p *part) lookup(lemma string) ([]int64, error) {
-	line, err := findLine(p.index, lemma)
-	if err != nil {
-		return nil, err
-	}
+// offsets returns the synset offsets of an index line, most common sense
+// first.
+func offsets(line string) ([]int64, error) {
 	// lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
 	f := strings.Fields(line)
 	if len(f) < 4 {
@@ -94,10 +92,13 @@ func (p *part) lookup(lemma string) ([]int64, error) {
 	return offs, nil
 }
 
-// bases returns the lemmas of this part that w is a form of: w itself,
-// its irregular bases (POS.exc), and what the regular endings give
-// (WordNet's "morphy").
-func (p *part) bases(w string) []string {
+// base is a lemma of the index and its line.
+type base struct{ lemma, line string }
+
+// bases returns the lemmas of this part that w is a form of, with their
+// index lines: w itself, its irregular bases (POS.exc), and what the
+// regular endings give (WordNet's "morphy").
+func (p *part) bases(w string) []base {
 	var cands []string
 	if len(p.exc) > 0 {
 		if line, err := findLine(p.exc, w); err == nil {
@@ -110,22 +111,16 @@ func (p *part) bases(w string) []string {
 			cands = append(cands, w[:len(w)-len(r[0])]+r[1])
 		}
 	}
-	var out []string
+	var out []base
 	for _, c := range cands {
-		if _, err := findLine(p.index, c); err == nil && !contains(out, c) {
-			out = append(out, c)
+		if slices.ContainsFunc(out, func(b base) bool { return b.lemma == c }) {
+			continue
+		}
+		if line, err := findLine(p.index, c); err == nil {
+			out = append(out, base{c, line})
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // endings are the regular inflections of each part: an ending, and what
